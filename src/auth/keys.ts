@@ -1,0 +1,68 @@
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
+import { LanegateError } from '../errors.js';
+
+/**
+ * Lane-token signing keys live in `<stateDir>/keys`: `<kid>.private.jwk` (0600) is read only by
+ * the operator CLI (`token issue`); the front reads `<kid>.public.jwk` files only. Several
+ * public keys may be present at once: that is key rotation.
+ */
+const PRIVATE_SUFFIX = '.private.jwk';
+const PUBLIC_SUFFIX = '.public.jwk';
+
+export const keysDir = (stateDir: string): string => path.join(stateDir, 'keys');
+
+const listKids = (dir: string, suffix: string): string[] => {
+  try {
+    return readdirSync(dir)
+      .filter((f) => f.endsWith(suffix))
+      .map((f) => f.slice(0, -suffix.length))
+      .sort();
+  } catch {
+    return [];
+  }
+};
+
+/** Creates a signing keypair if none exists. Returns the newest kid. */
+export const ensureSigningKey = async (stateDir: string): Promise<string> => {
+  const dir = keysDir(stateDir);
+  const existing = listKids(dir, PRIVATE_SUFFIX);
+  const newest = existing.at(-1);
+  if (newest) return newest;
+  return rotateSigningKey(stateDir);
+};
+
+/** Adds a new signing keypair; older public keys stay valid until removed. */
+export const rotateSigningKey = async (stateDir: string): Promise<string> => {
+  const dir = keysDir(stateDir);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  chmodSync(dir, 0o700);
+  const kid = `${new Date().toISOString().replace(/[-:]/g, '').slice(0, 15)}-${randomBytes(4).toString('hex')}`;
+  const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
+  const priv = { ...(await exportJWK(privateKey)), kid, alg: 'EdDSA', use: 'sig' };
+  const pub = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
+  writeFileSync(path.join(dir, kid + PRIVATE_SUFFIX), JSON.stringify(priv), { mode: 0o600, flag: 'wx' });
+  writeFileSync(path.join(dir, kid + PUBLIC_SUFFIX), JSON.stringify(pub), { mode: 0o644, flag: 'wx' });
+  return kid;
+};
+
+export const loadPublicKeys = async (stateDir: string): Promise<Map<string, CryptoKey>> => {
+  const dir = keysDir(stateDir);
+  const keys = new Map<string, CryptoKey>();
+  for (const kid of listKids(dir, PUBLIC_SUFFIX)) {
+    const jwk = JSON.parse(readFileSync(path.join(dir, kid + PUBLIC_SUFFIX), 'utf8')) as JWK;
+    if (jwk.d !== undefined) throw new LanegateError('key_missing', `public key file ${kid} holds private material; refusing`);
+    keys.set(kid, (await importJWK(jwk, 'EdDSA')) as CryptoKey);
+  }
+  return keys;
+};
+
+export const loadSigningKey = async (stateDir: string): Promise<{ kid: string; key: CryptoKey }> => {
+  const dir = keysDir(stateDir);
+  const kid = listKids(dir, PRIVATE_SUFFIX).at(-1);
+  if (!kid) throw new LanegateError('key_missing', `no signing key in ${dir}; run "lanegate serve" once or "lanegate token issue" creates one`);
+  const jwk = JSON.parse(readFileSync(path.join(dir, kid + PRIVATE_SUFFIX), 'utf8')) as JWK;
+  return { kid, key: (await importJWK(jwk, 'EdDSA')) as CryptoKey };
+};

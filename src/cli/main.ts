@@ -1,0 +1,109 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { isLanegateError } from '../errors.js';
+import { runCheck, loadOrReport } from './check.js';
+import { runInit } from './init.js';
+import { runServe } from './serve.js';
+import { runTokenIssue } from './token.js';
+import type { ConfigFormat } from './lane-config.js';
+
+const USAGE = `lanegate: one MCP URL per host; servers share a process only when it is safe
+
+usage:
+  lanegate serve  [--policy F] [--port N] [--demo] [--no-lane-configs]
+  lanegate check  [--policy F]
+  lanegate token issue --lane L [--ttl 30d] [--format json|claude|codex] [--url U] [--quiet] [--policy F]
+  lanegate init   [--policy F] [--demo-secrets]
+  lanegate schema              (prints the policy JSON Schema)
+
+The policy defaults to $LANEGATE_POLICY or ./lanegate.yaml.
+`;
+
+const main = async (argv: string[]): Promise<number> => {
+  const [cmd, ...rest] = argv;
+  const defaultPolicy = process.env.LANEGATE_POLICY ?? 'lanegate.yaml';
+  switch (cmd) {
+    case 'host': {
+      const { runHost } = await import('../host/main.js');
+      await runHost();
+      return new Promise<number>(() => undefined);
+    }
+    case 'schema': {
+      const { policyJsonSchema } = await import('../policy/json-schema.js');
+      process.stdout.write(`${JSON.stringify(policyJsonSchema(), null, 2)}\n`);
+      return 0;
+    }
+    case 'check': {
+      const { values } = parseArgs({ args: rest, options: { policy: { type: 'string', short: 'p' } } });
+      return runCheck(values.policy ?? defaultPolicy);
+    }
+    case 'init': {
+      const { values } = parseArgs({ args: rest, options: { policy: { type: 'string', short: 'p' }, 'demo-secrets': { type: 'boolean' } } });
+      return runInit(values.policy ?? defaultPolicy, values['demo-secrets'] ?? false);
+    }
+    case 'serve': {
+      const { values } = parseArgs({
+        args: rest,
+        options: { policy: { type: 'string', short: 'p' }, port: { type: 'string' }, demo: { type: 'boolean' }, 'no-lane-configs': { type: 'boolean' } },
+      });
+      return runServe({
+        policy: values.policy ?? defaultPolicy,
+        ...(values.port !== undefined ? { port: Number(values.port) } : {}),
+        demo: values.demo ?? false,
+        printLaneConfigs: !(values['no-lane-configs'] ?? false),
+      });
+    }
+    case 'token': {
+      const [sub, ...args] = rest;
+      if (sub !== 'issue') break;
+      const { values } = parseArgs({
+        args,
+        options: {
+          policy: { type: 'string', short: 'p' },
+          lane: { type: 'string' },
+          ttl: { type: 'string' },
+          url: { type: 'string' },
+          format: { type: 'string' },
+          quiet: { type: 'boolean' },
+        },
+      });
+      if (!values.lane) {
+        process.stderr.write('token issue needs --lane\n');
+        return 2;
+      }
+      const format = (values.format ?? 'json') as ConfigFormat;
+      if (!['json', 'claude', 'codex'].includes(format)) {
+        process.stderr.write('--format must be json, claude or codex\n');
+        return 2;
+      }
+      const policy = loadOrReport(values.policy ?? defaultPolicy);
+      if (!policy) return 1;
+      return runTokenIssue(policy, {
+        lane: values.lane,
+        ttl: values.ttl ?? '30d',
+        format,
+        ...(values.url ? { url: values.url } : {}),
+        quiet: values.quiet ?? false,
+      });
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return 0;
+  }
+  process.stderr.write(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);
+  return 2;
+};
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    const msg = isLanegateError(e) ? `lanegate: ${e.detail} (${e.code})` : `lanegate: ${e instanceof Error ? e.message : String(e)}`;
+    process.stderr.write(`${msg}\n`);
+    process.exitCode = 1;
+  },
+);

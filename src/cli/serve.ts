@@ -1,0 +1,57 @@
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { loadPublicKeys } from '../auth/keys.js';
+import { Gateway } from '../front/gateway.js';
+import { ensureOperatorToken } from '../front/operator.js';
+import { createLogger } from '../log/logger.js';
+import { loadOrReport } from './check.js';
+
+const CLI = fileURLToPath(new URL('./main.js', import.meta.url));
+
+export interface ServeArgs {
+  policy: string;
+  port?: number;
+  demo: boolean;
+  printLaneConfigs: boolean;
+}
+
+/** Runs a CLI step in its own process (keys, secrets and tokens never enter the front). */
+const step = async (args: string[]): Promise<number> => {
+  const r = await execa(process.execPath, [CLI, ...args], { stdout: 'inherit', stderr: 'inherit', reject: false });
+  return r.exitCode ?? 1;
+};
+
+export const runServe = async (a: ServeArgs): Promise<number> => {
+  const initArgs = ['init', '--policy', a.policy, ...(a.demo ? ['--demo-secrets'] : [])];
+  if ((await step(initArgs)) !== 0) return 1;
+  const policy = loadOrReport(a.policy);
+  if (!policy) return 1;
+  const log = createLogger('front');
+  const keys = await loadPublicKeys(policy.gateway.stateDir);
+  const op = ensureOperatorToken(policy.gateway.stateDir);
+  const gw = new Gateway({ policy, publicKeys: keys, operatorHash: op.hash, log, ...(a.port !== undefined ? { port: a.port } : {}) });
+  const url = await gw.listen();
+  const out = process.stdout;
+  out.write(`\nlanegate is serving ${url}\n`);
+  out.write(`  policy ${a.policy}: ${Object.keys(policy.domains).length} trust domains, ${Object.keys(policy.servers).length} servers, ${Object.keys(policy.lanes).length} lanes\n`);
+  out.write(`  health: ${url.replace(/\/mcp$/, '/healthz')}   state: ${policy.gateway.stateDir}\n`);
+  if (op.created) out.write(`  operator token (shown once; for /metrics and /api): ${op.created}\n`);
+  if (a.printLaneConfigs) {
+    for (const lane of Object.values(policy.lanes).filter((l) => l.enabled)) {
+      out.write('\n');
+      await step(['token', 'issue', '--policy', a.policy, '--lane', lane.name, '--url', url, '--ttl', '30d']);
+    }
+  }
+  out.write('\nCtrl-C stops the gateway and every process it started.\n');
+  let stopping = false;
+  const stop = (sig: string): void => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ event: 'front_stopping', signal: sig }, 'stopping');
+    void gw.close().then(() => process.exit(0));
+    setTimeout(() => process.exit(0), 12_000).unref();
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  return new Promise<number>(() => undefined);
+};

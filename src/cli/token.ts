@@ -1,0 +1,41 @@
+import { ensureSigningKey, loadSigningKey } from '../auth/keys.js';
+import { parseDuration } from '../auth/duration.js';
+import { issueLaneToken } from '../auth/tokens.js';
+import { LanegateError } from '../errors.js';
+import type { Policy } from '../policy/model.js';
+import { type ConfigFormat, laneConfig } from './lane-config.js';
+
+export interface IssueArgs {
+  lane: string;
+  ttl: string;
+  url?: string;
+  format: ConfigFormat;
+  quiet?: boolean;
+}
+
+/** `lanegate token issue`: the only command that reads the private signing key. */
+export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<number> => {
+  const lane = policy.lanes[a.lane];
+  if (!lane) throw new LanegateError('bad_request', `lane "${a.lane}" is not in the policy (lanes: ${Object.keys(policy.lanes).join(', ')})`);
+  if (!lane.enabled) throw new LanegateError('bad_request', `lane "${a.lane}" is disabled in the policy`);
+  await ensureSigningKey(policy.gateway.stateDir);
+  const { kid, key } = await loadSigningKey(policy.gateway.stateDir);
+  const { token, jti, exp } = await issueLaneToken({
+    lane: a.lane,
+    ttlSeconds: parseDuration(a.ttl),
+    issuer: policy.gateway.issuer,
+    audience: policy.gateway.audience,
+    kid,
+    key,
+  });
+  const url = a.url ?? policy.gateway.publicUrl ?? `http://${policy.gateway.host.includes(':') ? `[${policy.gateway.host}]` : policy.gateway.host}:${policy.gateway.port}/mcp`;
+  if (a.quiet) {
+    process.stdout.write(`${token}\n`);
+    return 0;
+  }
+  process.stdout.write(
+    `# lane "${a.lane}" (token id ${jti}, expires ${new Date(exp * 1000).toISOString()}; servers: ${lane.servers.join(', ') || 'none'})\n` +
+      `${laneConfig(a.format, 'lanegate', url, token)}\n`,
+  );
+  return 0;
+};

@@ -1,0 +1,74 @@
+import { Hono } from 'hono';
+import type { Gateway } from './gateway.js';
+import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './guards.js';
+import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
+import { operatorTokenMatches } from './operator.js';
+
+const INSTRUCTIONS =
+  'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
+
+/** The front's HTTP surface: /mcp for lanes; health, readiness and metrics for operators. */
+export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
+  const app = new Hono();
+  const deps = (): McpHttpDeps => ({
+    policy: () => gw.policy,
+    catalog: gw.catalog,
+    hostRequest: (k, m, p, t) => gw.hostRequest(k, m, p, t),
+    serverInfo: { name: 'lanegate', version: '0.1.0' },
+    instructions: INSTRUCTIONS,
+    auth: gw.auth,
+    sessions: gw.sessions,
+    maxBodyBytes: gw.policy.gateway.maxBodyBytes,
+    realm: 'lanegate',
+    onRefused: (code) => gw.counters.inc('lanegate_auth_refused_total', { code }),
+  });
+  let cached: McpHttpDeps | undefined;
+  const d = (): McpHttpDeps => {
+    cached ??= deps();
+    return cached;
+  };
+
+  app.use('*', async (c, next) => {
+    const extraHosts = gw.policy.gateway.publicUrl ? [new URL(gw.policy.gateway.publicUrl).host] : [];
+    const why = checkHostAndOrigin(
+      c.req.header('host'),
+      c.req.header('origin'),
+      allowedHosts(gw.port, extraHosts),
+      allowedOrigins(gw.port, gw.policy.gateway.allowedOrigins),
+    );
+    if (why) {
+      gw.counters.inc('lanegate_http_refused_total', { reason: 'host_or_origin' });
+      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);
+    }
+    await next();
+  });
+
+  app.post('/mcp', (c) => handlePost(c, d()));
+  app.get('/mcp', (c) => handleGet(c, d()));
+  app.delete('/mcp', (c) => handleDelete(c, d()));
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', (c) => {
+    const running = new Set(gw.hosts.running());
+    const missing = gw.sharedHostKeys().filter((k) => !running.has(k));
+    return c.json({ ready: missing.length === 0, missingHosts: missing }, missing.length === 0 ? 200 : 503);
+  });
+  app.get('/metrics', (c) => {
+    if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.text('operator token required\n', 401);
+    return c.text(
+      gw.counters.render({ lanegate_sessions: gw.sessions.count(), lanegate_hosts_running: gw.hosts.running().length }),
+      200,
+      { 'content-type': 'text/plain; version=0.0.4' },
+    );
+  });
+  app.get('/api/processes', async (c) => {
+    if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.json({ error: 'operator token required' }, 401);
+    const out: Record<string, unknown> = {};
+    for (const [key, pid] of Object.entries(gw.hosts.pids())) {
+      if (pid === undefined) continue;
+      const r = await gw.hosts.request(key, 'lanegate/processes', {}, 5000).catch(() => ({ processes: [] }));
+      out[key] = { pid, children: r.processes };
+    }
+    return c.json({ front: process.pid, hosts: out });
+  });
+  return app;
+};

@@ -1,0 +1,56 @@
+import type { CryptoKey } from 'jose';
+import { admitLane } from '../auth/admission.js';
+import { type LaneClaims, verifyLaneToken } from '../auth/tokens.js';
+import { LanegateError } from '../errors.js';
+import type { Policy } from '../policy/model.js';
+
+const MAX_CACHED = 10_000;
+
+/**
+ * Authenticates a request's bearer token to a lane. Signature checks are cached per token
+ * (until its own expiry); admission (revocation, lane removed or disabled, cut-off) is decided
+ * on EVERY request against the current policy, so a reload takes effect at once.
+ */
+export class LaneAuth {
+  private readonly verified = new Map<string, LaneClaims>();
+  private revoked: Set<string>;
+
+  constructor(
+    private keys: ReadonlyMap<string, CryptoKey>,
+    private readonly policy: () => Policy,
+    private readonly issuer: string,
+    private readonly audience: string,
+  ) {
+    this.revoked = new Set(policy().revokedTokenIds);
+  }
+
+  onPolicy(p: Policy): void {
+    this.revoked = new Set(p.revokedTokenIds);
+  }
+
+  setKeys(keys: ReadonlyMap<string, CryptoKey>): void {
+    this.keys = keys;
+    this.verified.clear();
+  }
+
+  async authenticate(header: string | undefined): Promise<string> {
+    if (!header) throw new LanegateError('auth_missing', 'no bearer token');
+    const m = /^Bearer ([A-Za-z0-9_\-.=]+)$/.exec(header.trim());
+    if (!m?.[1]) throw new LanegateError('auth_invalid', 'authorization is not a bearer token');
+    const token = m[1];
+    let claims = this.verified.get(token);
+    const now = Math.floor(Date.now() / 1000);
+    if (claims && claims.exp + 30 < now) {
+      this.verified.delete(token);
+      claims = undefined;
+    }
+    if (!claims) {
+      claims = await verifyLaneToken(token, { keys: this.keys, issuer: this.issuer, audience: this.audience });
+      if (this.verified.size >= MAX_CACHED) this.verified.clear();
+      this.verified.set(token, claims);
+    }
+    const admission = admitLane(claims, this.policy(), this.revoked);
+    if (!admission.ok) throw new LanegateError(admission.code === 'auth_revoked' ? 'auth_revoked' : 'forbidden', admission.detail);
+    return admission.lane;
+  }
+}

@@ -1,0 +1,81 @@
+import type { Policy } from '../policy/model.js';
+import { hostsForLane } from '../routing/route.js';
+import { CALLER_META } from '../host/config.js';
+import { LIST_FIELDS, type ListMethod } from '../host/surface.js';
+import { RpcFailure } from '../rpc/jsonrpc.js';
+
+export interface Absence {
+  server: string;
+  reason: string;
+}
+
+export interface Listing {
+  items: Record<string, unknown>[];
+  absent: Absence[];
+}
+
+type HostRequest = (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
+
+const LIST_TIMEOUT_MS = 30_000;
+
+/**
+ * Each lane's catalog: the union of what its hosts list for it, and nothing else. A complete
+ * listing is cached per lane until a host reports a change for that lane; a listing with an
+ * absent upstream is never cached, so the next list retries it.
+ */
+export class Catalog {
+  private readonly cache = new Map<string, Map<ListMethod, Listing>>();
+
+  constructor(
+    private readonly policy: () => Policy,
+    private readonly request: HostRequest,
+  ) {}
+
+  async list(lane: string, method: ListMethod): Promise<Listing> {
+    const hit = this.cache.get(lane)?.get(method);
+    if (hit) return hit;
+    const field = LIST_FIELDS[method];
+    const policy = this.policy();
+    const parts = await Promise.all(
+      [...hostsForLane(policy, lane)].map(async ([key, { servers }]) => {
+        try {
+          const r = await this.request(key, method, { _meta: { [CALLER_META]: { lane } } }, LIST_TIMEOUT_MS);
+          const meta = r._meta as { 'lanegate/absent'?: Absence[] } | undefined;
+          return { items: (r[field] as Record<string, unknown>[] | undefined) ?? [], absent: meta?.['lanegate/absent'] ?? [] };
+        } catch (e) {
+          const reason = e instanceof RpcFailure ? e.rpc.message : 'host unavailable';
+          return { items: [], absent: servers.map((server) => ({ server, reason })) };
+        }
+      }),
+    );
+    const listing: Listing = { items: parts.flatMap((p) => p.items), absent: parts.flatMap((p) => p.absent) };
+    if (listing.absent.length === 0) {
+      const perLane = this.cache.get(lane) ?? new Map<ListMethod, Listing>();
+      perLane.set(method, listing);
+      this.cache.set(lane, perLane);
+    }
+    return listing;
+  }
+
+  /** Forget cached listings; returns the lanes whose catalog may have changed. */
+  invalidate(lanes: Iterable<string>, method?: ListMethod): void {
+    for (const lane of lanes) {
+      if (method) this.cache.get(lane)?.delete(method);
+      else this.cache.delete(lane);
+    }
+  }
+
+  clear(): void {
+    this.cache.clear();
+  }
+}
+
+/** The lanes affected by a change of `server` reported by host `hostKey`. Pure. */
+export const lanesAffected = (policy: Policy, hostKey: string, server: string, lanes: string[] | 'all'): string[] => {
+  if (lanes !== 'all') return lanes;
+  const at = hostKey.indexOf('@');
+  if (at >= 0) return [hostKey.slice(at + 1)];
+  return Object.values(policy.lanes)
+    .filter((l) => l.servers.includes(server))
+    .map((l) => l.name);
+};

@@ -1,0 +1,79 @@
+import type { Policy } from '../policy/model.js';
+import { route } from '../routing/route.js';
+import { CALLER_META } from '../host/config.js';
+import { isListMethod } from '../host/surface.js';
+import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
+import type { Catalog } from './catalog.js';
+
+export type Era = 'legacy' | 'modern';
+
+export interface DispatchDeps {
+  policy: () => Policy;
+  catalog: Catalog;
+  hostRequest: (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
+  serverInfo: { name: string; version: string };
+  instructions: string;
+}
+
+export interface Dispatched {
+  status: number;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: unknown };
+}
+
+export const FRONT_CAPABILITIES = {
+  tools: { listChanged: true },
+  prompts: { listChanged: true },
+  resources: { listChanged: true },
+};
+
+const CALL_TIMEOUT_FLOOR_MS = 5_000;
+
+const callerParams = (params: Record<string, unknown>, lane: string): Record<string, unknown> => {
+  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}) };
+  meta[CALLER_META] = { lane };
+  return { ...params, _meta: meta };
+};
+
+/**
+ * One JSON-RPC request of an authenticated lane, in either era. Lists come from the lane's
+ * catalog; calls are routed by prefix to the host that serves them; anything outside the
+ * lane's loadout is refused (403) without reaching a host.
+ */
+export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
+  const params = req.params ?? {};
+  if (req.method === 'ping') return { status: 200, result: {} };
+  if (req.method === 'logging/setLevel') return { status: 200, result: {} };
+  if (isListMethod(req.method)) {
+    const listing = await d.catalog.list(lane, req.method);
+    const field = req.method === 'tools/list' ? 'tools' : req.method === 'prompts/list' ? 'prompts' : req.method === 'resources/list' ? 'resources' : 'resourceTemplates';
+    return { status: 200, result: { [field]: listing.items } };
+  }
+  const byUri = req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe';
+  const byName = req.method === 'tools/call' || req.method === 'prompts/get';
+  if (!byUri && !byName) return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
+  const target = String((byUri ? params.uri : params.name) ?? '');
+  const policy = d.policy();
+  const r = route(policy, lane, target, byUri ? 'uri' : 'name');
+  if (!r.ok) {
+    return { status: 403, error: { code: ERR.notInCatalog, message: `"${target.slice(0, 200)}" is not in this lane's catalog` } };
+  }
+  const timeout = Math.max(CALL_TIMEOUT_FLOOR_MS, (policy.servers[r.server]?.callTimeoutMs ?? 60_000) + 2_000);
+  try {
+    const result = await d.hostRequest(r.hostKey, req.method, callerParams(params, lane), timeout);
+    return { status: 200, result };
+  } catch (e) {
+    const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
+    if (req.method === 'tools/call' && (rpc.code === ERR.unavailable || rpc.code === ERR.timeout)) {
+      // A tool of an unavailable upstream answers loudly, as a tool error the agent reads.
+      return {
+        status: 200,
+        result: {
+          content: [{ type: 'text', text: `lanegate: ${rpc.message}. Nothing was executed; retry shortly, or check "lanegate review".` }],
+          isError: true,
+        },
+      };
+    }
+    return { status: 200, error: rpc };
+  }
+};

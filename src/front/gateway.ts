@@ -1,0 +1,140 @@
+import { serve, type ServerType } from '@hono/node-server';
+import type { CryptoKey } from 'jose';
+import type { Logger } from 'pino';
+import type { HostConfig } from '../host/config.js';
+import type { ListMethod } from '../host/surface.js';
+import type { Policy } from '../policy/model.js';
+import type { RpcNotification } from '../rpc/jsonrpc.js';
+import { hostKeyFor } from '../routing/route.js';
+import { decidePlacement, NO_EVIDENCE, type Placement } from '../shareability/placement.js';
+import { buildApp } from './app.js';
+import { LaneAuth } from './auth.js';
+import { Catalog, lanesAffected } from './catalog.js';
+import { hostConfigFor } from './host-config.js';
+import { HostManager } from './hosts.js';
+import { Counters } from './metrics.js';
+import { Sessions } from './sessions.js';
+
+const LIST_OF: Record<string, ListMethod[]> = {
+  'notifications/tools/list_changed': ['tools/list'],
+  'notifications/prompts/list_changed': ['prompts/list'],
+  'notifications/resources/list_changed': ['resources/list', 'resources/templates/list'],
+};
+
+export interface GatewayOptions {
+  policy: Policy;
+  publicKeys: ReadonlyMap<string, CryptoKey>;
+  operatorHash: Buffer;
+  log: Logger;
+  /** Override the policy's port (0 = any free port); used by tests and benchmarks. */
+  port?: number;
+}
+
+/**
+ * The front: the only process lanes talk to. It holds public keys and policy, never an
+ * upstream secret; it routes each lane's requests to the hosts that serve them.
+ */
+export class Gateway {
+  policy: Policy;
+  readonly log: Logger;
+  readonly hosts: HostManager;
+  readonly catalog: Catalog;
+  readonly sessions = new Sessions();
+  readonly counters = new Counters();
+  readonly auth: LaneAuth;
+  private server?: ServerType;
+  port = 0;
+
+  constructor(private readonly o: GatewayOptions) {
+    this.policy = o.policy;
+    this.log = o.log;
+    this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
+    this.hosts = new HostManager((key) => this.hostConfig(key), {
+      onNotification: (key, n) => this.onHostNotification(key, n),
+      onHostExit: (key) => this.onHostExit(key),
+    }, o.log);
+    this.catalog = new Catalog(() => this.policy, (key, method, params, timeout) => this.hostRequest(key, method, params, timeout));
+  }
+
+  hostRequest(key: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+    this.counters.inc('lanegate_host_requests_total', { method });
+    return this.hosts.request(key, method, params, timeoutMs);
+  }
+
+  /** Placement of every server, decided when its host starts (never under a live session). */
+  placements(): Record<string, Placement> {
+    const out: Record<string, Placement> = {};
+    for (const s of Object.values(this.policy.servers)) {
+      const d = this.policy.domains[s.domain];
+      if (d) out[s.name] = decidePlacement(s, d, NO_EVIDENCE).placement;
+    }
+    return out;
+  }
+
+  private hostConfig(key: string): HostConfig | undefined {
+    const at = key.indexOf('@');
+    const domain = at >= 0 ? key.slice(0, at) : key;
+    const lane = at >= 0 ? key.slice(at + 1) : undefined;
+    const d = this.policy.domains[domain];
+    if (!d || d.perLane !== (lane !== undefined)) return undefined;
+    if (lane !== undefined && !this.policy.lanes[lane]?.enabled) return undefined;
+    return hostConfigFor(this.policy, key, domain, lane, this.placements());
+  }
+
+  private onHostNotification(key: string, n: RpcNotification): void {
+    const methods = LIST_OF[n.method];
+    if (!methods) return;
+    const meta = (n.params?._meta ?? {}) as { 'lanegate/server'?: string; 'lanegate/lanes'?: string[] | 'all' };
+    const lanes = lanesAffected(this.policy, key, meta['lanegate/server'] ?? '', meta['lanegate/lanes'] ?? 'all');
+    for (const m of methods) this.catalog.invalidate(lanes, m);
+    for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: n.method });
+  }
+
+  private onHostExit(key: string): void {
+    const lanes = Object.values(this.policy.lanes)
+      .filter((l) => l.servers.some((s) => {
+        const srv = this.policy.servers[s];
+        return srv !== undefined && hostKeyFor(this.policy, srv.domain, l.name) === key;
+      }))
+      .map((l) => l.name);
+    this.catalog.invalidate(lanes);
+    for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
+  /** Hosts of shared trust domains start with the gateway; per-lane hosts on first use. */
+  sharedHostKeys(): string[] {
+    return Object.values(this.policy.domains)
+      .filter((d) => !d.perLane && Object.values(this.policy.servers).some((s) => s.domain === d.name && s.enabled))
+      .map((d) => d.name);
+  }
+
+  async listen(): Promise<string> {
+    const app = buildApp(this, this.o.operatorHash);
+    const g = this.policy.gateway;
+    const port = this.o.port ?? g.port;
+    await new Promise<void>((resolve, reject) => {
+      this.server = serve({ fetch: app.fetch, hostname: g.host, port }, (info) => {
+        this.port = info.port;
+        resolve();
+      });
+      this.server.once('error', reject);
+    });
+    await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
+    return this.url();
+  }
+
+  url(): string {
+    const h = this.policy.gateway.host;
+    return this.policy.gateway.publicUrl ?? `http://${h.includes(':') ? `[${h}]` : h}:${this.port}/mcp`;
+  }
+
+  async close(): Promise<void> {
+    this.sessions.closeAll();
+    await this.hosts.close();
+    await new Promise<void>((resolve) => {
+      if (!this.server) return resolve();
+      this.server.close(() => resolve());
+      (this.server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+    });
+  }
+}

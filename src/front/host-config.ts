@@ -1,0 +1,35 @@
+import type { HostConfig } from '../host/config.js';
+import type { Policy } from '../policy/model.js';
+import { secretFilesFor } from '../policy/build.js';
+import type { Placement } from '../shareability/placement.js';
+
+/**
+ * What one host is given: its domain's enabled servers, the loadouts of the lanes it serves
+ * restricted to those servers, placements decided at (re)start, and secret file paths. Pure.
+ */
+export const hostConfigFor = (
+  policy: Policy,
+  key: string,
+  domain: string,
+  lane: string | undefined,
+  placements: Record<string, Placement>,
+): HostConfig => {
+  const servers = Object.values(policy.servers).filter((s) => s.domain === domain && s.enabled);
+  const names = new Set(servers.map((s) => s.name));
+  const lanes: Record<string, string[]> = {};
+  for (const l of Object.values(policy.lanes)) {
+    if (!l.enabled || (lane !== undefined && l.name !== lane)) continue;
+    const mine = l.servers.filter((s) => names.has(s));
+    if (mine.length > 0) lanes[l.name] = mine;
+  }
+  return {
+    key,
+    domain,
+    ...(lane !== undefined ? { lane } : {}),
+    stateDir: policy.gateway.stateDir,
+    secrets: secretFilesFor(policy, domain, lane),
+    servers,
+    placements: Object.fromEntries(servers.map((s) => [s.name, placements[s.name] ?? 'dedicated'])),
+    lanes,
+  };
+};

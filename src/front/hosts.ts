@@ -1,0 +1,159 @@
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+import type { Logger } from 'pino';
+import { HOST_CONFIG_ENV, type HostConfig } from '../host/config.js';
+import { backoffDelay, STABLE_AFTER_MS } from '../host/backoff.js';
+import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
+import { LinePeer } from '../rpc/peer.js';
+
+const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+/** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
+const HOST_ENV_ALLOW = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'LANEGATE_LOG_LEVEL'];
+
+interface HostProc {
+  cfg: HostConfig;
+  child?: ResultPromise;
+  peer?: LinePeer;
+  ready?: Promise<LinePeer>;
+  crashes: number;
+  retryAt: number;
+  startedAt: number;
+  lastError?: string;
+  stopping: boolean;
+}
+
+export interface HostEvents {
+  onNotification: (hostKey: string, n: RpcNotification) => void;
+  onHostExit: (hostKey: string, detail: string) => void;
+}
+
+/**
+ * The front's side of its hosts: spawns `lanegate host` processes (lazily, per key), forwards
+ * requests over their stdio, restarts a crashed host with capped backoff, and fails calls fast
+ * while one is down. The front never gives a host its own environment.
+ */
+export class HostManager {
+  private readonly hosts = new Map<string, HostProc>();
+  private closed = false;
+
+  constructor(
+    private readonly configFor: (key: string) => HostConfig | undefined,
+    private readonly events: HostEvents,
+    private readonly log: Logger,
+  ) {}
+
+  async request(key: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+    const peer = await this.peer(key);
+    return peer.request(method, params, timeoutMs);
+  }
+
+  private peer(key: string): Promise<LinePeer> {
+    const h = this.hosts.get(key);
+    if (h?.peer && !h.peer.isClosed) return Promise.resolve(h.peer);
+    if (h?.ready) return h.ready;
+    if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: 'gateway is shutting down' }));
+    if (h && Date.now() < h.retryAt) {
+      return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: `host "${key}" ${h.lastError ?? 'failed'}; restarting` }));
+    }
+    const cfg = this.configFor(key);
+    if (!cfg) return Promise.reject(new RpcFailure({ code: ERR.notInCatalog, message: 'no such host' }));
+    return this.spawn(key, cfg, h);
+  }
+
+  private spawn(key: string, cfg: HostConfig, prev?: HostProc): Promise<LinePeer> {
+    const h: HostProc = prev ?? { cfg, crashes: 0, retryAt: 0, startedAt: 0, stopping: false };
+    h.cfg = cfg;
+    this.hosts.set(key, h);
+    const env: Record<string, string> = {};
+    for (const k of HOST_ENV_ALLOW) {
+      const v = process.env[k];
+      if (v !== undefined) env[k] = v;
+    }
+    env[HOST_CONFIG_ENV] = JSON.stringify(cfg);
+    const child = execa(process.execPath, [CLI, 'host'], {
+      env,
+      extendEnv: false,
+      stdin: 'pipe',
+      stdout: 'pipe',
+      stderr: 'inherit',
+      buffer: false,
+      reject: false,
+      cleanup: true,
+    });
+    h.child = child;
+    const stdout = child.stdout;
+    const stdin = child.stdin;
+    if (!stdout || !stdin) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: 'host has no pipes' }));
+    stdin.on('error', () => undefined);
+    const peer = new LinePeer(stdout, stdin, {
+      onNotification: (n) => this.events.onNotification(key, n),
+      onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
+    });
+    void child.then((r) => {
+      peer.close(`host "${key}" exited`);
+      if (h.peer === peer) h.peer = undefined;
+      const detail = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
+      if (h.stopping || this.closed) return;
+      if (h.startedAt > 0 && Date.now() - h.startedAt > STABLE_AFTER_MS) h.crashes = 0;
+      h.crashes += 1;
+      h.lastError = `crashed (${detail})`;
+      h.retryAt = Date.now() + backoffDelay(h.crashes);
+      this.log.error({ event: 'host_crashed', host: key, detail, crashes: h.crashes }, 'host crashed');
+      this.events.onHostExit(key, detail);
+      const t = setTimeout(() => {
+        if (this.closed || h.stopping || h.peer || h.ready) return;
+        const cfgNow = this.configFor(key);
+        if (cfgNow) this.spawn(key, cfgNow, h).catch(() => undefined);
+      }, Math.max(0, h.retryAt - Date.now()));
+      t.unref();
+    });
+    h.ready = peer
+      .request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lanegate-front', version: '0.1.0' } }, 15_000)
+      .then(() => {
+        h.peer = peer;
+        h.ready = undefined;
+        h.startedAt = Date.now();
+        this.log.info({ event: 'host_started', host: key, pid: child.pid }, 'host started');
+        return peer;
+      })
+      .catch((e: unknown) => {
+        h.ready = undefined;
+        h.lastError = 'failed to start';
+        h.retryAt = Date.now() + backoffDelay(++h.crashes);
+        child.kill('SIGKILL');
+        throw e instanceof RpcFailure ? e : new RpcFailure({ code: ERR.unavailable, message: `host "${key}" failed to start` });
+      });
+    return h.ready;
+  }
+
+  /** Starts a host now (shared domains start with the gateway). */
+  async start(key: string): Promise<void> {
+    await this.peer(key);
+  }
+
+  pids(): Record<string, number | undefined> {
+    return Object.fromEntries([...this.hosts].map(([k, h]) => [k, h.peer && !h.peer.isClosed ? h.child?.pid : undefined]));
+  }
+
+  running(): string[] {
+    return [...this.hosts].filter(([, h]) => h.peer && !h.peer.isClosed).map(([k]) => k);
+  }
+
+  async stop(key: string): Promise<void> {
+    const h = this.hosts.get(key);
+    if (!h?.child) return;
+    h.stopping = true;
+    h.child.stdin?.end();
+    const t = setTimeout(() => h.child?.kill('SIGTERM'), 7000);
+    const k = setTimeout(() => h.child?.kill('SIGKILL'), 10_000);
+    await h.child.catch(() => undefined);
+    clearTimeout(t);
+    clearTimeout(k);
+    this.hosts.delete(key);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all([...this.hosts.keys()].map((k) => this.stop(k)));
+  }
+}

@@ -1,0 +1,167 @@
+import { classifyInboundRequest, LATEST_PROTOCOL_VERSION, SERVER_INFO_META_KEY, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import type { Context } from 'hono';
+import { streamSSE } from 'hono/streaming';
+import { isLanegateError } from '../errors.js';
+import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
+import { isListMethod } from '../host/surface.js';
+import { dispatch, type DispatchDeps, FRONT_CAPABILITIES } from './dispatch.js';
+import type { LaneAuth } from './auth.js';
+import type { Sessions } from './sessions.js';
+
+export const MODERN_VERSION = '2026-07-28';
+const SESSION_HEADER = 'mcp-session-id';
+
+export interface McpHttpDeps extends DispatchDeps {
+  auth: LaneAuth;
+  sessions: Sessions;
+  maxBodyBytes: number;
+  realm: string;
+  onRefused: (code: string) => void;
+}
+
+const rpcError = (c: Context, status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}): Response =>
+  c.json({ jsonrpc: '2.0', id, error: { code, message } }, status as 400, headers);
+
+const negotiate = (requested: unknown): string =>
+  typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+
+/** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
+const modernResult = (method: string, result: Record<string, unknown>, serverInfo: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = { resultType: 'complete', ...result };
+  if (isListMethod(method) || method === 'server/discover') {
+    out.ttlMs = typeof result.ttlMs === 'number' ? result.ttlMs : 0;
+    out.cacheScope = 'private';
+  }
+  const meta = (out._meta as Record<string, unknown> | undefined) ?? {};
+  out._meta = { ...meta, [SERVER_INFO_META_KEY]: serverInfo };
+  return out;
+};
+
+/** Authenticates; returns the lane or an error response. Nothing unauthenticated goes further. */
+const authenticate = async (c: Context, d: McpHttpDeps): Promise<string | Response> => {
+  try {
+    return await d.auth.authenticate(c.req.header('authorization'));
+  } catch (e) {
+    const code = isLanegateError(e) ? e.code : 'auth_invalid';
+    d.onRefused(code);
+    const challenge =
+      code === 'auth_missing'
+        ? `Bearer realm="${d.realm}"`
+        : `Bearer realm="${d.realm}", error="invalid_token", error_description="${isLanegateError(e) ? e.detail.replace(/"/g, "'") : 'invalid token'}"`;
+    return rpcError(c, 401, ERR.invalidRequest, 'Unauthorized: a valid lane token is required', null, { 'WWW-Authenticate': challenge });
+  }
+};
+
+export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
+  const lane = await authenticate(c, d);
+  if (lane instanceof Response) return lane;
+  const declared = Number(c.req.header('content-length') ?? '0');
+  if (declared > d.maxBodyBytes) return rpcError(c, 413, ERR.invalidRequest, `request body over ${d.maxBodyBytes} bytes`);
+  const text = await c.req.text();
+  if (Buffer.byteLength(text) > d.maxBodyBytes) return rpcError(c, 413, ERR.invalidRequest, `request body over ${d.maxBodyBytes} bytes`);
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
+  }
+  const outcome = classifyInboundRequest({
+    httpMethod: 'POST',
+    body,
+    protocolVersionHeader: c.req.header('mcp-protocol-version'),
+    mcpMethodHeader: c.req.header('mcp-method'),
+    mcpNameHeader: c.req.header('mcp-name'),
+  });
+  const id = (body as { id?: unknown } | null)?.id ?? null;
+  if (outcome.kind === 'reject') return rpcError(c, outcome.httpStatus, outcome.code, outcome.message, id);
+
+  if (outcome.kind === 'modern') {
+    if (outcome.messageKind === 'notification') return c.body(null, 202);
+    const req = outcome.message as unknown as RpcRequest;
+    const serverInfo = d.serverInfo;
+    if (req.method === 'server/discover') {
+      return c.json({
+        jsonrpc: '2.0',
+        id: req.id,
+        result: modernResult(req.method, { supportedVersions: [MODERN_VERSION], capabilities: FRONT_CAPABILITIES, serverInfo, instructions: d.instructions }, serverInfo),
+      });
+    }
+    const r = await dispatch(d, lane, req);
+    if (r.error) return c.json({ jsonrpc: '2.0', id: req.id, error: r.error }, r.status as 200);
+    return c.json({ jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) }, r.status as 200);
+  }
+
+  // Handshake era.
+  if (Array.isArray(body)) return rpcError(c, 400, ERR.invalidRequest, 'JSON-RPC batches are not supported');
+  const msg = body as RpcRequest;
+  const sid = c.req.header(SESSION_HEADER);
+  if (outcome.reason === 'initialize') {
+    const params = msg.params ?? {};
+    const version = negotiate(params.protocolVersion);
+    const session = d.sessions.create(lane, version);
+    return c.json(
+      {
+        jsonrpc: '2.0',
+        id: msg.id,
+        result: { protocolVersion: version, capabilities: FRONT_CAPABILITIES, serverInfo: d.serverInfo, instructions: d.instructions },
+      },
+      200,
+      { 'Mcp-Session-Id': session.id },
+    );
+  }
+  if (!sid) return rpcError(c, 400, ERR.invalidRequest, 'Bad Request: Mcp-Session-Id header is required', id);
+  const session = d.sessions.get(sid, lane);
+  if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
+  if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
+  const r = await dispatch(d, lane, msg);
+  if (r.error) return c.json({ jsonrpc: '2.0', id: msg.id, error: r.error }, r.status as 200);
+  return c.json({ jsonrpc: '2.0', id: msg.id, result: r.result ?? {} }, r.status as 200);
+};
+
+export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> => {
+  const lane = await authenticate(c, d);
+  if (lane instanceof Response) return lane;
+  const sid = c.req.header(SESSION_HEADER);
+  if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: GET needs a legacy session', null, { Allow: 'POST' });
+  const session = d.sessions.get(sid, lane);
+  if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found');
+  return streamSSE(c, async (stream) => {
+    let open = true;
+    let wake: () => void = () => undefined;
+    const queue: Record<string, unknown>[] = [];
+    const sink = {
+      send: (m: Record<string, unknown>) => {
+        queue.push(m);
+        wake();
+      },
+      close: () => {
+        open = false;
+        wake();
+      },
+    };
+    session.streams.add(sink);
+    stream.onAbort(() => sink.close());
+    while (open && !stream.aborted) {
+      while (queue.length > 0) {
+        const m = queue.shift();
+        await stream.writeSSE({ event: 'message', data: JSON.stringify(m) });
+      }
+      await new Promise<void>((resolve) => {
+        wake = resolve;
+        setTimeout(resolve, 25_000).unref();
+      });
+      if (queue.length === 0 && open) await stream.write(': keep-alive\n\n');
+    }
+    session.streams.delete(sink);
+  });
+};
+
+export const handleDelete = async (c: Context, d: McpHttpDeps): Promise<Response> => {
+  const lane = await authenticate(c, d);
+  if (lane instanceof Response) return lane;
+  const sid = c.req.header(SESSION_HEADER);
+  if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: DELETE needs a legacy session', null, { Allow: 'POST' });
+  if (!d.sessions.get(sid, lane)) return rpcError(c, 404, ERR.invalidRequest, 'Session not found');
+  d.sessions.end(sid);
+  return c.body(null, 200);
+};

@@ -1,0 +1,34 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { keysDir } from '../auth/keys.js';
+
+/**
+ * The operator token guards /metrics, /api and /dashboard. The front stores and holds only its
+ * SHA-256; the token itself is printed once, when it is created. A lane token (a JWT) can
+ * never match: it is a different credential checked by a different rule.
+ */
+const FILE = 'operator-token.sha256';
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+export const ensureOperatorToken = (stateDir: string): { created?: string; hash: Buffer } => {
+  const dir = keysDir(stateDir);
+  const file = path.join(dir, FILE);
+  try {
+    return { hash: Buffer.from(readFileSync(file, 'utf8').trim(), 'hex') };
+  } catch {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const token = `lgo_${randomBytes(24).toString('base64url')}`;
+    const hash = digest(token);
+    writeFileSync(file, hash.toString('hex'), { mode: 0o600 });
+    return { created: token, hash };
+  }
+};
+
+export const operatorTokenMatches = (header: string | undefined, hash: Buffer): boolean => {
+  const m = /^Bearer (lgo_[A-Za-z0-9_-]+)$/.exec(header?.trim() ?? '');
+  if (!m?.[1]) return false;
+  const d = digest(m[1]);
+  return d.length === hash.length && timingSafeEqual(d, hash);
+};

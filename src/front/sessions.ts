@@ -1,0 +1,89 @@
+import { randomUUID } from 'node:crypto';
+
+export interface StreamSink {
+  send: (msg: Record<string, unknown>) => void;
+  close: () => void;
+}
+
+export interface Session {
+  id: string;
+  lane: string;
+  protocolVersion: string;
+  createdAt: number;
+  lastSeen: number;
+  streams: Set<StreamSink>;
+}
+
+const IDLE_MS = 60 * 60 * 1000;
+const MAX_PER_LANE = 256;
+
+/**
+ * Legacy-era (handshake) sessions. A session is bound to the lane that opened it: a request
+ * carrying its id with another lane's token is answered exactly like an unknown id.
+ */
+export class Sessions {
+  private readonly byId = new Map<string, Session>();
+
+  create(lane: string, protocolVersion: string): Session {
+    const mine = [...this.byId.values()].filter((s) => s.lane === lane).sort((a, b) => a.lastSeen - b.lastSeen);
+    while (mine.length >= MAX_PER_LANE) {
+      const oldest = mine.shift();
+      if (oldest) this.end(oldest.id);
+    }
+    const now = Date.now();
+    const s: Session = { id: randomUUID(), lane, protocolVersion, createdAt: now, lastSeen: now, streams: new Set() };
+    this.byId.set(s.id, s);
+    return s;
+  }
+
+  /** The session if it exists AND belongs to this lane; undefined otherwise, indistinguishably. */
+  get(id: string, lane: string): Session | undefined {
+    const s = this.byId.get(id);
+    if (!s || s.lane !== lane) return undefined;
+    if (Date.now() - s.lastSeen > IDLE_MS) {
+      this.end(id);
+      return undefined;
+    }
+    s.lastSeen = Date.now();
+    return s;
+  }
+
+  end(id: string): boolean {
+    const s = this.byId.get(id);
+    if (!s) return false;
+    for (const st of s.streams) st.close();
+    this.byId.delete(id);
+    return true;
+  }
+
+  /** Ends every session of lanes no longer admitted. */
+  endLanes(keep: (lane: string) => boolean): number {
+    let n = 0;
+    for (const s of [...this.byId.values()]) {
+      if (!keep(s.lane)) {
+        this.end(s.id);
+        n += 1;
+      }
+    }
+    return n;
+  }
+
+  notifyLane(lane: string, msg: Record<string, unknown>): void {
+    for (const s of this.byId.values()) {
+      if (s.lane !== lane) continue;
+      for (const st of s.streams) st.send(msg);
+    }
+  }
+
+  count(): number {
+    return this.byId.size;
+  }
+
+  lanesConnected(): Set<string> {
+    return new Set([...this.byId.values()].map((s) => s.lane));
+  }
+
+  closeAll(): void {
+    for (const id of [...this.byId.keys()]) this.end(id);
+  }
+}

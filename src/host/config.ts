@@ -1,0 +1,26 @@
+import type { ServerConfig } from '../policy/model.js';
+import type { Placement } from '../shareability/placement.js';
+
+/**
+ * What the front hands a host at spawn (in LANEGATE_HOST_CONFIG). No secret values: only
+ * the paths of the secret files this host, and only this host, will read.
+ */
+export interface HostConfig {
+  key: string;
+  domain: string;
+  /** Set for a per-lane host: it serves this lane only. */
+  lane?: string;
+  stateDir: string;
+  secrets: { name: string; file: string }[];
+  servers: ServerConfig[];
+  placements: Record<string, Placement>;
+  /** lane → the servers of this host in its loadout. */
+  lanes: Record<string, string[]>;
+}
+
+export const HOST_CONFIG_ENV = 'LANEGATE_HOST_CONFIG';
+export const CALLER_META = 'lanegate/caller';
+export const CALLER_IDENTITY_EXT = 'lanegate/caller-identity';
+
+/** The environment an upstream may inherit; everything else comes from the policy. */
+export const ENV_ALLOWLIST = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SYSTEMROOT'];

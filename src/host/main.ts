@@ -1,0 +1,73 @@
+import { readFileSync } from 'node:fs';
+import { createLogger } from '../log/logger.js';
+import { LinePeer } from '../rpc/peer.js';
+import { launchStdio } from '../upstream/stdio-child.js';
+import { connectHttp } from '../upstream/http-client.js';
+import { HOST_CONFIG_ENV, type HostConfig } from './config.js';
+import { Host } from './host.js';
+import { stdioLaunchFor } from './launch.js';
+
+/** Reads this domain's secret files: the ONLY place in lanegate where a secret value is read. */
+const readSecrets = (cfg: HostConfig): Map<string, string> => {
+  const out = new Map<string, string>();
+  for (const s of cfg.secrets) out.set(s.name, readFileSync(s.file, 'utf8').replace(/\r?\n$/, ''));
+  return out;
+};
+
+/**
+ * `lanegate host`: spawned by the front, never by hand. Its stdin/stdout are an MCP JSON-RPC
+ * link to the front; when that link closes (the front exited, even by SIGKILL) the host stops
+ * its children and exits.
+ */
+export const runHost = async (): Promise<void> => {
+  const raw = process.env[HOST_CONFIG_ENV];
+  if (!raw) {
+    process.stderr.write('lanegate host is started by the gateway, not by hand\n');
+    process.exit(2);
+  }
+  delete process.env[HOST_CONFIG_ENV];
+  const cfg = JSON.parse(raw) as HostConfig;
+  const log = createLogger(`host:${cfg.key}`);
+  const secrets = readSecrets(cfg);
+  const ambient = { ...process.env };
+
+  let peer: LinePeer | undefined;
+  const host = new Host(
+    cfg,
+    (server, lane, ev) =>
+      server.transport.kind === 'stdio'
+        ? launchStdio(stdioLaunchFor(server, lane, ambient, secrets, cfg.stateDir), {
+            ...ev,
+            onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
+          })
+        : connectHttp(server, lane, secrets, ev),
+    { notify: (method, params) => peer?.notify(method, params) },
+    log,
+  );
+
+  let stopping = false;
+  const shutdown = async (why: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log.info({ event: 'host_stopping', why }, 'host stopping');
+    const hard = setTimeout(() => process.exit(0), 6000);
+    hard.unref();
+    await host.close();
+    process.exit(0);
+  };
+
+  peer = new LinePeer(process.stdin, process.stdout, {
+    onRequest: (req) => host.handle(req),
+    onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
+  });
+  process.stdin.on('end', () => void shutdown('front closed the link'));
+  process.stdin.on('close', () => void shutdown('front closed the link'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  // Belt and braces: if we were re-parented, the front is gone.
+  const parent = process.ppid;
+  setInterval(() => {
+    if (process.ppid !== parent) void shutdown('front exited');
+  }, 1000).unref();
+  log.info({ event: 'host_ready', domain: cfg.domain, lane: cfg.lane, servers: cfg.servers.map((s) => s.name) }, 'host ready');
+};

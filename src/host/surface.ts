@@ -1,0 +1,47 @@
+import { findCollisions, prefixName, prefixUri } from '../naming/prefix.js';
+
+/** The list methods a host composes, and the field of the result that holds the items. */
+export const LIST_FIELDS = {
+  'tools/list': 'tools',
+  'prompts/list': 'prompts',
+  'resources/list': 'resources',
+  'resources/templates/list': 'resourceTemplates',
+} as const;
+
+export type ListMethod = keyof typeof LIST_FIELDS;
+export const isListMethod = (m: string): m is ListMethod => m in LIST_FIELDS;
+
+type Item = Record<string, unknown>;
+
+/**
+ * Renames one upstream's listed items under its prefix (names for tools and prompts, URIs for
+ * resources and templates). Returns the collisions instead when any name cannot be served
+ * without shadowing another: the caller then refuses the whole upstream. Pure.
+ */
+export const prefixItems = (
+  method: ListMethod,
+  prefix: string,
+  items: Item[],
+): { ok: true; items: Item[] } | { ok: false; detail: string } => {
+  if (method === 'tools/list' || method === 'prompts/list') {
+    const names = items.map((i) => (typeof i.name === 'string' ? i.name : ''));
+    const collisions = findCollisions(prefix, names);
+    if (collisions.length > 0) {
+      const c = collisions[0];
+      return { ok: false, detail: `${collisions.length} name(s) cannot be served under prefix "${prefix}": "${c?.publicName}" (${c?.reason})` };
+    }
+    return { ok: true, items: items.map((i) => ({ ...i, name: prefixName(prefix, String(i.name)) })) };
+  }
+  const field = method === 'resources/list' ? 'uri' : 'uriTemplate';
+  const seen = new Set<string>();
+  const out: Item[] = [];
+  for (const i of items) {
+    const raw = i[field];
+    if (typeof raw !== 'string' || raw.length === 0) return { ok: false, detail: `a listed resource has no ${field}` };
+    const pub = prefixUri(prefix, raw);
+    if (seen.has(pub)) return { ok: false, detail: `resource "${pub}" is listed twice` };
+    seen.add(pub);
+    out.push({ ...i, [field]: pub });
+  }
+  return { ok: true, items: out };
+};

@@ -1,0 +1,13 @@
+/**
+ * Strings that upstream servers choose (names, versions, error messages) are escaped before
+ * they reach a log line or a terminal: control characters (newline, ESC, bidi overrides...)
+ * become visible escapes, so a server can neither forge a log line nor recolour output.
+ * Escaping keeps the evidence that the server sent those characters; the length is bounded.
+ */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
+
+export const escapeUntrusted = (value: unknown, max = 512): string => {
+  const s = typeof value === 'string' ? value : String(value);
+  const escaped = s.replace(CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return escaped.length > max ? `${escaped.slice(0, max)}…(+${escaped.length - max})` : escaped;
+};

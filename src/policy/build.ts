@@ -1,0 +1,100 @@
+import path from 'node:path';
+import type { Policy, ServerConfig } from './model.js';
+import { expandPlaceholders, hasLanePlaceholder, type PlaceholderValues } from './placeholders.js';
+import type { PolicyDoc } from './schema.js';
+
+/** Builds the resolved model from a validated document. Pure: command paths come resolved. */
+export const buildPolicy = (
+  doc: PolicyDoc,
+  file: string,
+  resolvedCommands: Record<string, string>,
+  nodePath: string,
+): Policy => {
+  const policyDir = path.dirname(file);
+  const stateDir = path.resolve(policyDir, expandPlaceholders(doc.gateway.stateDir, { policyDir, stateDir: '', node: nodePath }));
+  const values: PlaceholderValues = { policyDir, stateDir, node: nodePath };
+  const [host, portText] = splitListen(doc.gateway.listen);
+
+  const domains: Policy['domains'] = {};
+  for (const [name, d] of Object.entries(doc.trustDomains)) {
+    const secrets = Object.entries(d.secrets ?? {}).map(([secretName, ref]) => ({
+      name: secretName,
+      file: path.resolve(policyDir, expandPlaceholders(ref.file, values)),
+    }));
+    domains[name] = { name, kind: d.kind, perLane: d.kind === 'principal' || secrets.some((s) => hasLanePlaceholder(s.file)), secrets };
+  }
+
+  const servers: Policy['servers'] = {};
+  for (const [name, s] of Object.entries(doc.servers)) {
+    let transport: ServerConfig['transport'];
+    let perLaneLaunch = false;
+    if (s.stdio) {
+      const args = s.stdio.args.map((a) => expandPlaceholders(a, values));
+      const env = Object.fromEntries(Object.entries(s.stdio.env).map(([k, v]) => [k, expandPlaceholders(v, values)]));
+      perLaneLaunch = args.some(hasLanePlaceholder) || Object.values(env).some(hasLanePlaceholder);
+      transport = { kind: 'stdio', command: s.stdio.command, commandPath: resolvedCommands[s.stdio.command] ?? '', args, env };
+    } else {
+      const h = s.http ?? { url: '', headers: {} };
+      perLaneLaunch = hasLanePlaceholder(h.url) || Object.values(h.headers).some(hasLanePlaceholder);
+      transport = { kind: 'http', url: h.url, headers: h.headers };
+    }
+    servers[name] = {
+      name,
+      prefix: s.prefix,
+      domain: s.domain,
+      enabled: s.enabled,
+      share: s.share,
+      transport,
+      perLaneLaunch,
+      ...(s.probe ? { probe: s.probe.map((p) => ({ tool: p.tool, args: p.args, volatile: p.volatile })) } : {}),
+      idleMs: s.idleSeconds * 1000,
+      callTimeoutMs: s.callTimeoutSeconds * 1000,
+    };
+  }
+
+  const lanes: Policy['lanes'] = {};
+  for (const [name, l] of Object.entries(doc.lanes)) {
+    lanes[name] = {
+      name,
+      servers: l.servers,
+      enabled: l.enabled,
+      catalog: l.catalog,
+      ...(l.tokensNotBefore ? { tokensNotBefore: Math.floor(Date.parse(l.tokensNotBefore) / 1000) } : {}),
+    };
+  }
+
+  return {
+    file,
+    policyDir,
+    gateway: {
+      host,
+      port: Number(portText),
+      stateDir,
+      issuer: doc.gateway.issuer,
+      audience: doc.gateway.audience,
+      maxBodyBytes: doc.gateway.maxBodyBytes,
+      allowedOrigins: doc.gateway.allowedOrigins,
+      ...(doc.gateway.publicUrl ? { publicUrl: doc.gateway.publicUrl } : {}),
+    },
+    domains,
+    servers,
+    lanes,
+    revokedTokenIds: doc.revokedTokenIds,
+  };
+};
+
+export const splitListen = (listen: string): [string, string] => {
+  const i = listen.lastIndexOf(':');
+  const host = listen.slice(0, i);
+  return [host.startsWith('[') ? host.slice(1, -1) : host, listen.slice(i + 1)];
+};
+
+/** Secret files a domain's host will read, expanded for one lane (or as-is for a shared domain). */
+export const secretFilesFor = (p: Policy, domain: string, lane?: string): { name: string; file: string }[] =>
+  (p.domains[domain]?.secrets ?? []).map((s) => ({ name: s.name, file: lane ? s.file.replaceAll('{lane}', lane) : s.file }));
+
+/** Lanes that use at least one enabled server of this domain. */
+export const lanesOfDomain = (p: Policy, domain: string): string[] =>
+  Object.values(p.lanes)
+    .filter((l) => l.servers.some((s) => p.servers[s]?.domain === domain))
+    .map((l) => l.name);

@@ -1,0 +1,71 @@
+/**
+ * The resolved policy: what the gateway runs on. Plain JSON (it is handed to hosts), absolute
+ * paths, placeholders other than {lane} expanded. Secrets are references (file paths) only.
+ */
+export interface GatewayConfig {
+  host: string;
+  port: number;
+  stateDir: string;
+  issuer: string;
+  audience: string;
+  maxBodyBytes: number;
+  allowedOrigins: string[];
+  publicUrl?: string;
+}
+
+export interface SecretRef {
+  name: string;
+  /** May contain {lane}; then the domain is per-lane. */
+  file: string;
+}
+
+export interface DomainConfig {
+  name: string;
+  kind: 'shared' | 'principal';
+  /** One host per lane: kind principal, or a secret file path naming {lane}. */
+  perLane: boolean;
+  secrets: SecretRef[];
+}
+
+export type Transport =
+  | { kind: 'stdio'; command: string; commandPath: string; args: string[]; env: Record<string, string> }
+  | { kind: 'http'; url: string; headers: Record<string, string> };
+
+export interface ProbeStepConfig {
+  tool: string;
+  args: Record<string, unknown>;
+  volatile: string[];
+}
+
+export interface ServerConfig {
+  name: string;
+  prefix: string;
+  domain: string;
+  enabled: boolean;
+  share: 'auto' | 'never';
+  transport: Transport;
+  /** args or env mention {lane}: every lane gets its own launch, structurally. */
+  perLaneLaunch: boolean;
+  probe?: ProbeStepConfig[];
+  idleMs: number;
+  callTimeoutMs: number;
+}
+
+export interface LaneConfig {
+  name: string;
+  servers: string[];
+  enabled: boolean;
+  catalog: 'full' | 'search';
+  /** Epoch seconds; tokens with an earlier iat are void. */
+  tokensNotBefore?: number;
+}
+
+export interface Policy {
+  file: string;
+  policyDir: string;
+  gateway: GatewayConfig;
+  domains: Record<string, DomainConfig>;
+  servers: Record<string, ServerConfig>;
+  lanes: Record<string, LaneConfig>;
+  revokedTokenIds: string[];
+}

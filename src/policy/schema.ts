@@ -1,0 +1,116 @@
+import { z } from 'zod';
+
+/**
+ * The policy file's schema. Every object is strict: an unknown key is an error, because a
+ * typo in a security policy ("shrae: never") must not silently mean the default.
+ * Cross-references and the guard's structural rules live in crosscheck.ts; this file is shape.
+ */
+
+const name = z
+  .string()
+  .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and "-", starting with a letter (max 63)');
+
+export const PREFIX_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
+const prefix = z
+  .string()
+  .max(32, 'at most 32 characters')
+  .regex(PREFIX_PATTERN, 'must be lowercase letters and digits, "-" between them, no "_" (it separates prefix and tool)');
+
+const secretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,127}$/, 'must be an UPPER_SNAKE environment name');
+
+const secretRef = z.strictObject({
+  file: z.string().min(1).describe('Path of the file holding the value. {lane} makes the trust domain per-lane.'),
+});
+
+const trustDomain = z.strictObject({
+  kind: z.enum(['shared', 'principal']).describe('shared: one host for all lanes; principal: one host per lane, never shared'),
+  secrets: z.record(secretName, secretRef).optional(),
+  description: z.string().optional(),
+});
+
+const command = z.strictObject({
+  path: z.string().min(1).describe('Absolute path of the program, or "{node}" for the Node.js running lanegate'),
+});
+
+const stdio = z.strictObject({
+  command: z.string().min(1).describe('A key of `commands`: only allowlisted programs run'),
+  args: z.array(z.string()).default([]),
+  env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be an environment variable name'), z.string()).default({}),
+});
+
+const http = z.strictObject({
+  url: z.url(),
+  headers: z.record(z.string(), z.string()).default({}).describe('Values may reference a domain secret as {secret:NAME}'),
+});
+
+const probeStep = z.strictObject({
+  tool: z.string().min(1),
+  args: z.record(z.string(), z.unknown()).default({}),
+  volatile: z.array(z.string()).default([]).describe('JSON paths in the output that may differ between runs'),
+});
+
+const server = z
+  .strictObject({
+    prefix,
+    domain: name,
+    description: z.string().optional(),
+    enabled: z.boolean().default(true),
+    stdio: stdio.optional(),
+    http: http.optional(),
+    share: z.enum(['auto', 'never']).default('auto'),
+    probe: z.array(probeStep).optional(),
+    idleSeconds: z.number().int().min(1).max(86_400).default(300),
+    callTimeoutSeconds: z.number().int().min(1).max(3_600).default(60),
+  })
+  .refine((s) => (s.stdio ? 1 : 0) + (s.http ? 1 : 0) === 1, {
+    message: 'a server needs exactly one of `stdio` or `http`',
+  });
+
+const lane = z.strictObject({
+  servers: z.array(name).default([]),
+  enabled: z.boolean().default(true),
+  catalog: z.enum(['full', 'search']).default('full'),
+  tokensNotBefore: z.iso
+    .datetime({ offset: true })
+    .optional()
+    .describe('Tokens for this lane issued before this instant are void'),
+  description: z.string().optional(),
+});
+
+const listen = z
+  .string()
+  .regex(/^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost):\d{1,5}$/, 'must be a loopback host:port (127.x.x.x, [::1] or localhost)');
+
+const gateway = z.strictObject({
+  listen: listen.default('127.0.0.1:8750'),
+  stateDir: z.string().default('./.lanegate'),
+  issuer: z.string().min(1).default('lanegate'),
+  audience: z.string().min(1).default('lanegate'),
+  maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  allowedOrigins: z.array(z.string()).default([]),
+  publicUrl: z.url().optional(),
+});
+
+export const policySchema = z.strictObject({
+  $schema: z.string().optional(),
+  version: z.literal(1),
+  gateway: gateway.default({
+    listen: '127.0.0.1:8750',
+    stateDir: './.lanegate',
+    issuer: 'lanegate',
+    audience: 'lanegate',
+    maxBodyBytes: 4 * 1024 * 1024,
+    allowedOrigins: [],
+  }),
+  commands: z.record(name, command).default({}),
+  trustDomains: z.record(name, trustDomain),
+  servers: z.record(name, server).default({}),
+  lanes: z.record(name, lane).default({}),
+  revokedTokenIds: z.array(z.string().min(1)).default([]),
+});
+
+export type PolicyDoc = z.output<typeof policySchema>;
+export type ServerSpec = PolicyDoc['servers'][string];
+export type LaneSpec = PolicyDoc['lanes'][string];
+export type TrustDomainSpec = PolicyDoc['trustDomains'][string];
+export type ProbeStep = z.output<typeof probeStep>;

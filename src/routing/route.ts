@@ -1,0 +1,48 @@
+import type { Policy } from '../policy/model.js';
+import { splitPrefixed, splitPrefixedUri } from '../naming/prefix.js';
+
+/** Which host process serves a server for a lane: one per shared domain, one per (domain, lane) otherwise. */
+export const hostKeyFor = (policy: Pick<Policy, 'domains'>, domain: string, lane: string): string =>
+  policy.domains[domain]?.perLane ? `${domain}@${lane}` : domain;
+
+export type Route = { ok: true; server: string; rest: string; hostKey: string } | { ok: false; reason: 'not_in_catalog' };
+
+/**
+ * Routes a public name (tool, prompt, or resource URI) for a lane. A name whose prefix is not
+ * a server in the lane's loadout is `not_in_catalog`, whether or not that server exists, so a
+ * lane learns nothing about other lanes' servers. Pure.
+ */
+export const route = (
+  policy: Pick<Policy, 'domains' | 'servers' | 'lanes'>,
+  lane: string,
+  publicName: string,
+  kind: 'name' | 'uri' = 'name',
+): Route => {
+  const parts = kind === 'uri' ? splitPrefixedUri(publicName) : splitPrefixed(publicName);
+  if (!parts) return { ok: false, reason: 'not_in_catalog' };
+  const loadout = policy.lanes[lane]?.servers ?? [];
+  for (const serverName of loadout) {
+    const s = policy.servers[serverName];
+    if (s && s.enabled && s.prefix === parts.prefix) {
+      return { ok: true, server: s.name, rest: parts.rest, hostKey: hostKeyFor(policy, s.domain, lane) };
+    }
+  }
+  return { ok: false, reason: 'not_in_catalog' };
+};
+
+/** The hosts a lane's catalog spans, each with the servers it contributes. Pure. */
+export const hostsForLane = (
+  policy: Pick<Policy, 'domains' | 'servers' | 'lanes'>,
+  lane: string,
+): Map<string, { domain: string; servers: string[] }> => {
+  const out = new Map<string, { domain: string; servers: string[] }>();
+  for (const serverName of policy.lanes[lane]?.servers ?? []) {
+    const s = policy.servers[serverName];
+    if (!s || !s.enabled) continue;
+    const key = hostKeyFor(policy, s.domain, lane);
+    const entry = out.get(key) ?? { domain: s.domain, servers: [] };
+    entry.servers.push(s.name);
+    out.set(key, entry);
+  }
+  return out;
+};

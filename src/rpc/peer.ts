@@ -1,0 +1,139 @@
+import type { Readable, Writable } from 'node:stream';
+import { ERR, type Id, isNotification, isRequest, isResponse, type RpcMessage, type RpcNotification, type RpcRequest, RpcFailure } from './jsonrpc.js';
+
+export interface PeerHandlers {
+  onRequest?: (req: RpcRequest) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  onNotification?: (n: RpcNotification) => void;
+  onProtocolError?: (detail: string) => void;
+}
+
+interface Pending {
+  resolve: (r: Record<string, unknown>) => void;
+  reject: (e: Error) => void;
+  timer?: NodeJS.Timeout;
+}
+
+/** Longest line accepted from a peer; a longer one is a protocol error, not a memory bomb. */
+export const MAX_LINE = 64 * 1024 * 1024;
+
+/**
+ * A JSON-RPC peer over newline-delimited JSON streams (MCP's stdio framing). Lean on purpose:
+ * it sits on every call's path, twice. Correlates responses, times out requests, and fails
+ * every pending request at once when the link closes.
+ */
+export class LinePeer {
+  private nextId = 1;
+  private readonly pending = new Map<Id, Pending>();
+  private buf = '';
+  private closed = false;
+  private closeReason = 'link closed';
+
+  constructor(
+    private readonly input: Readable,
+    private readonly output: Writable,
+    private readonly handlers: PeerHandlers = {},
+  ) {
+    input.setEncoding('utf8');
+    input.on('data', (chunk: string) => this.onData(chunk));
+    input.on('end', () => this.close('peer closed its output'));
+    input.on('error', () => this.close('peer stream error'));
+    output.on('error', () => this.close('peer stream error'));
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  request(method: string, params?: Record<string, unknown>, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: this.closeReason }));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const p: Pending = { resolve, reject };
+      if (timeoutMs > 0) {
+        p.timer = setTimeout(() => {
+          this.pending.delete(id);
+          reject(new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms` }));
+        }, timeoutMs);
+      }
+      this.pending.set(id, p);
+      this.send({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+    });
+  }
+
+  notify(method: string, params?: Record<string, unknown>): void {
+    if (!this.closed) this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+  }
+
+  send(msg: RpcMessage): void {
+    if (this.closed) return;
+    this.output.write(`${JSON.stringify(msg)}\n`);
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason = reason;
+    for (const [, p] of this.pending) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(new RpcFailure({ code: ERR.unavailable, message: reason }));
+    }
+    this.pending.clear();
+  }
+
+  private onData(chunk: string): void {
+    this.buf += chunk;
+    if (this.buf.length > MAX_LINE && this.buf.indexOf('\n') < 0) {
+      this.handlers.onProtocolError?.('line too long');
+      this.buf = '';
+      return;
+    }
+    let nl = this.buf.indexOf('\n');
+    while (nl >= 0) {
+      const line = this.buf.slice(0, nl).trim();
+      this.buf = this.buf.slice(nl + 1);
+      if (line.length > 0) this.onLine(line);
+      nl = this.buf.indexOf('\n');
+    }
+  }
+
+  private onLine(line: string): void {
+    let msg: RpcMessage;
+    try {
+      msg = JSON.parse(line) as RpcMessage;
+    } catch {
+      this.handlers.onProtocolError?.('unparseable line');
+      return;
+    }
+    if (typeof msg !== 'object' || msg === null) {
+      this.handlers.onProtocolError?.('not a JSON-RPC object');
+      return;
+    }
+    if (isResponse(msg)) {
+      const p = msg.id === null ? undefined : this.pending.get(msg.id);
+      if (!p || msg.id === null) return;
+      this.pending.delete(msg.id);
+      if (p.timer) clearTimeout(p.timer);
+      if (msg.error) p.reject(new RpcFailure(msg.error));
+      else p.resolve(msg.result ?? {});
+    } else if (isRequest(msg)) {
+      void this.answer(msg);
+    } else if (isNotification(msg)) {
+      this.handlers.onNotification?.(msg);
+    }
+  }
+
+  private async answer(req: RpcRequest): Promise<void> {
+    const h = this.handlers.onRequest;
+    if (!h) {
+      this.send({ jsonrpc: '2.0', id: req.id, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } });
+      return;
+    }
+    try {
+      const result = await h(req);
+      this.send({ jsonrpc: '2.0', id: req.id, result });
+    } catch (e) {
+      const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: e instanceof Error ? e.message : 'internal error' };
+      this.send({ jsonrpc: '2.0', id: req.id, error: rpc });
+    }
+  }
+}

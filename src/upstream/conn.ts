@@ -1,0 +1,28 @@
+import type { RpcNotification, RpcRequest } from '../rpc/jsonrpc.js';
+
+export interface UpstreamInit {
+  protocolVersion: string;
+  capabilities: Record<string, unknown>;
+  serverInfo: Record<string, unknown>;
+  instructions?: string;
+}
+
+export interface UpstreamEvents {
+  onNotification: (n: RpcNotification) => void;
+  /** A request the server sent us; the answer is returned to it. */
+  onServerRequest: (r: RpcRequest) => Promise<Record<string, unknown>>;
+  onExit: (detail: string) => void;
+  onStderr?: (line: string) => void;
+}
+
+/** One live connection to one upstream server (a stdio child or an HTTP backend session). */
+export interface UpstreamConn {
+  readonly pid: number | undefined;
+  readonly init: UpstreamInit;
+  request(method: string, params: Record<string, unknown> | undefined, timeoutMs: number): Promise<Record<string, unknown>>;
+  notify(method: string, params?: Record<string, unknown>): void;
+  stop(): Promise<void>;
+}
+
+export const CLIENT_INFO = { name: 'lanegate', version: '0.1.0' };
+export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25';

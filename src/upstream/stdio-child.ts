@@ -1,0 +1,116 @@
+import { existsSync, mkdirSync, realpathSync } from 'node:fs';
+import { execa, type ResultPromise } from 'execa';
+import { LanegateError } from '../errors.js';
+import { LinePeer } from '../rpc/peer.js';
+import { CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type UpstreamEvents, type UpstreamInit } from './conn.js';
+
+export interface StdioLaunch {
+  commandPath: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd: string;
+}
+
+const SETPRIV = '/usr/bin/setpriv';
+const STOP_GRACE_MS = 1500;
+const KILL_AFTER_MS = 4000;
+
+/**
+ * Launches a stdio upstream: argv array, no shell, exactly the environment given (nothing
+ * inherited), a neutral working directory. On Linux the child is tied to its host with
+ * PR_SET_PDEATHSIG (via setpriv, which execs in place): if the host dies, so does the child.
+ */
+export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, initTimeoutMs = 20_000): Promise<UpstreamConn> => {
+  let real: string;
+  try {
+    real = realpathSync(l.commandPath);
+  } catch {
+    throw new LanegateError('upstream_refused', `command ${l.commandPath} no longer exists`);
+  }
+  if (real !== l.commandPath) {
+    throw new LanegateError('upstream_refused', `command resolves to ${real}, not the allowlisted ${l.commandPath}`);
+  }
+  mkdirSync(l.cwd, { recursive: true, mode: 0o700 });
+  const usePdeath = process.platform === 'linux' && existsSync(SETPRIV);
+  const file = usePdeath ? SETPRIV : l.commandPath;
+  const argv = usePdeath ? ['--pdeathsig', 'KILL', '--', l.commandPath, ...l.args] : l.args;
+  const child: ResultPromise = execa(file, argv, {
+    cwd: l.cwd,
+    env: l.env,
+    extendEnv: false,
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'pipe',
+    buffer: false,
+    reject: false,
+    cleanup: true,
+    windowsHide: true,
+  });
+  const stdout = child.stdout;
+  const stdin = child.stdin;
+  if (!stdout || !stdin) throw new LanegateError('upstream_unavailable', 'child has no stdio pipes');
+  stdin.on('error', () => undefined);
+
+  let exited = false;
+  const peer = new LinePeer(stdout, stdin, {
+    onNotification: (n) => ev.onNotification(n),
+    onRequest: (r) => ev.onServerRequest(r),
+  });
+  if (child.stderr) {
+    child.stderr.setEncoding('utf8');
+    let errBuf = '';
+    child.stderr.on('data', (c: string) => {
+      errBuf += c;
+      let i = errBuf.indexOf('\n');
+      while (i >= 0) {
+        ev.onStderr?.(errBuf.slice(0, i));
+        errBuf = errBuf.slice(i + 1);
+        i = errBuf.indexOf('\n');
+      }
+      if (errBuf.length > 8192) errBuf = errBuf.slice(-8192);
+    });
+  }
+  void child.then((r) => {
+    exited = true;
+    const how = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
+    peer.close(`upstream process ended (${how})`);
+    ev.onExit(how);
+  });
+
+  const stop = async (): Promise<void> => {
+    if (exited) return;
+    stdin.end();
+    const t1 = setTimeout(() => child.kill('SIGTERM'), STOP_GRACE_MS);
+    const t2 = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
+    await child.catch(() => undefined);
+    clearTimeout(t1);
+    clearTimeout(t2);
+  };
+
+  let init: UpstreamInit;
+  try {
+    const r = await peer.request(
+      'initialize',
+      { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+      initTimeoutMs,
+    );
+    init = {
+      protocolVersion: String(r.protocolVersion ?? ''),
+      capabilities: (r.capabilities as Record<string, unknown>) ?? {},
+      serverInfo: (r.serverInfo as Record<string, unknown>) ?? {},
+      ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
+    };
+    peer.notify('notifications/initialized');
+  } catch (e) {
+    await stop();
+    throw new LanegateError('upstream_unavailable', `initialize failed: ${e instanceof Error ? e.message : 'unknown'}`);
+  }
+
+  return {
+    pid: child.pid,
+    init,
+    request: (method, params, timeoutMs) => peer.request(method, params, timeoutMs),
+    notify: (method, params) => peer.notify(method, params),
+    stop,
+  };
+};
