@@ -28,7 +28,7 @@ const negotiate = (requested: unknown): string =>
 /** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
 const modernResult = (method: string, result: Record<string, unknown>, serverInfo: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = { resultType: 'complete', ...result };
-  if (isListMethod(method) || method === 'server/discover') {
+  if (isListMethod(method) || method === 'server/discover' || method === 'resources/read') {
     out.ttlMs = typeof result.ttlMs === 'number' ? result.ttlMs : 0;
     out.cacheScope = 'private';
   }

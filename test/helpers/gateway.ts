@@ -1,0 +1,111 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { execa, type ResultPromise } from 'execa';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CLI = path.join(ROOT, 'dist/cli/main.js');
+export const NODE_MODULES = path.join(ROOT, 'node_modules');
+export const FIXTURE = path.join(ROOT, 'test/fixtures/servers/fixture.mjs');
+export const EVERYTHING = path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
+export const MEMORY = path.join(NODE_MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
+
+export interface RunningGateway {
+  url: string;
+  origin: string;
+  pid: number;
+  dir: string;
+  policyFile: string;
+  stateDir: string;
+  operatorToken: string;
+  proc: ResultPromise;
+  stderr: () => string;
+  token: (lane: string, ttl?: string) => Promise<string>;
+  stop: () => Promise<void>;
+}
+
+export const tempDir = (label: string): string => mkdtempSync(path.join(tmpdir(), `lanegate-${label}-`));
+
+/** Runs the CLI to completion (check, init, token issue...). */
+export const cli = (args: string[], opts: { cwd?: string } = {}) =>
+  execa(process.execPath, [CLI, ...args], { reject: false, cwd: opts.cwd ?? ROOT, env: { LANEGATE_LOG_LEVEL: 'warn' } });
+
+/**
+ * Starts the real gateway (`lanegate serve`) as a process on a free loopback port, with a policy
+ * written into a fresh temp dir. `secrets` maps a path relative to that dir to file content.
+ */
+export const startGateway = async (
+  policyYaml: string,
+  opts: { secrets?: Record<string, string>; nodeArgs?: string[]; env?: Record<string, string> } = {},
+): Promise<RunningGateway> => {
+  const dir = tempDir('gw');
+  const stateDir = path.join(dir, 'state');
+  for (const [rel, content] of Object.entries(opts.secrets ?? {})) {
+    const f = path.join(dir, rel);
+    mkdirSync(path.dirname(f), { recursive: true });
+    writeFileSync(f, content, { mode: 0o600 });
+  }
+  const policyFile = path.join(dir, 'policy.yaml');
+  writeFileSync(policyFile, policyYaml);
+  let err = '';
+  let out = '';
+  const proc = execa(process.execPath, [...(opts.nodeArgs ?? []), CLI, 'serve', '--policy', policyFile, '--port', '0', '--no-lane-configs'], {
+    cwd: dir,
+    reject: false,
+    buffer: false,
+    env: { LANEGATE_LOG_LEVEL: 'info', ...(opts.env ?? {}) },
+  });
+  proc.stderr?.setEncoding('utf8');
+  proc.stderr?.on('data', (c: string) => {
+    err += c;
+  });
+  proc.stdout?.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`gateway did not start:\n${out}\n${err}`)), 20_000);
+    proc.stdout?.on('data', (c: string) => {
+      out += c;
+      const m = /serving (http:\/\/\S+\/mcp)/.exec(out);
+      if (m?.[1] && /operator token[^\n]*: (lgo_\S+)/.test(out)) {
+        clearTimeout(t);
+        resolve(m[1]);
+      }
+    });
+    void proc.then(() => {
+      clearTimeout(t);
+      reject(new Error(`gateway exited:\n${out}\n${err}`));
+    });
+  });
+  const operatorToken = /operator token[^\n]*: (lgo_\S+)/.exec(out)?.[1] ?? '';
+  const pid = proc.pid ?? 0;
+  return {
+    url,
+    origin: new URL(url).origin,
+    pid,
+    dir,
+    policyFile,
+    stateDir,
+    operatorToken,
+    proc,
+    stderr: () => err,
+    token: async (lane, ttl = '1h') => {
+      const r = await cli(['token', 'issue', '--policy', policyFile, '--lane', lane, '--ttl', ttl, '--quiet']);
+      if (r.exitCode !== 0) throw new Error(`token issue failed: ${String(r.stderr)}`);
+      return String(r.stdout).trim();
+    },
+    stop: async () => {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
+      await proc;
+    },
+  };
+};
+
+/** A policy header shared by tests: node allowlisted, state in ./state. */
+export const policyHead = (extra = ''): string => `version: 1
+gateway:
+  listen: 127.0.0.1:8750
+  stateDir: ./state
+${extra}
+commands:
+  node: { path: "{node}" }
+`;
