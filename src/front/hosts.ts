@@ -70,7 +70,9 @@ export class HostManager {
       if (v !== undefined) env[k] = v;
     }
     env[HOST_CONFIG_ENV] = JSON.stringify(cfg);
-    const child = execa(process.execPath, [CLI, 'host'], {
+    // Diagnostics flags the operator started the front with (e.g. --heapsnapshot-signal) apply to hosts too.
+    const diag = process.execArgv.filter((a) => a.startsWith('--heapsnapshot-signal') || a.startsWith('--diagnostic-dir'));
+    const child = execa(process.execPath, [...diag, CLI, 'host'], {
       env,
       extendEnv: false,
       stdin: 'pipe',
