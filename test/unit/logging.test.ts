@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { escapeUntrusted } from '../../src/log/escape.js';
+import { maskTokens } from '../../src/log/logger.js';
+import { checkHostAndOrigin, allowedHosts, allowedOrigins } from '../../src/front/guards.js';
+import { lanesAffected } from '../../src/front/catalog.js';
+
+describe('log hygiene', () => {
+  it('escapes control and bidi characters so a server cannot forge a log line', () => {
+    assert.equal(escapeUntrusted('v1\n{"level":"error"}'), 'v1\\u000a{"level":"error"}');
+    assert.equal(escapeUntrusted('a\u001b[31mred'), 'a\\u001b[31mred');
+    assert.equal(escapeUntrusted('x\u202ey'), 'x\\u202ey');
+    assert.match(escapeUntrusted('z'.repeat(600)), /…\(\+88\)$/);
+  });
+  it('masks bearer tokens and JWT-shaped strings', () => {
+    assert.equal(maskTokens('Authorization: Bearer abc.def'), 'Authorization: Bearer [REDACTED]');
+    assert.equal(maskTokens('tok eyJhbGciOi.eyJzdWIiOi.sig'), 'tok [REDACTED-JWT]');
+  });
+});
+
+describe('DNS-rebinding guard', () => {
+  const hosts = allowedHosts(8750);
+  const origins = allowedOrigins(8750, ['https://ops.example']);
+  it('accepts loopback hosts and origins of this port', () => {
+    assert.equal(checkHostAndOrigin('127.0.0.1:8750', undefined, hosts, origins), undefined);
+    assert.equal(checkHostAndOrigin('localhost:8750', 'http://localhost:8750', hosts, origins), undefined);
+    assert.equal(checkHostAndOrigin('[::1]:8750', 'https://ops.example', hosts, origins), undefined);
+  });
+  it('refuses other hosts, ports and origins, and the null origin', () => {
+    assert.ok(checkHostAndOrigin('evil.example:8750', undefined, hosts, origins));
+    assert.ok(checkHostAndOrigin('127.0.0.1:9999', undefined, hosts, origins));
+    assert.ok(checkHostAndOrigin(undefined, undefined, hosts, origins));
+    assert.ok(checkHostAndOrigin('127.0.0.1:8750', 'http://evil.example', hosts, origins));
+    assert.ok(checkHostAndOrigin('127.0.0.1:8750', 'null', hosts, origins));
+  });
+});
+
+describe('change fan-out', () => {
+  const policy = {
+    lanes: {
+      a: { name: 'a', servers: ['x'], enabled: true, catalog: 'full' as const },
+      b: { name: 'b', servers: ['y'], enabled: true, catalog: 'full' as const },
+    },
+  } as never;
+  it('a shared child\'s change reaches exactly the lanes that have the server', () => {
+    assert.deepEqual(lanesAffected(policy, 'pub', 'x', 'all'), ['a']);
+    assert.deepEqual(lanesAffected(policy, 'pub', 'y', ['b']), ['b']);
+    assert.deepEqual(lanesAffected(policy, 'mail@b', 'x', 'all'), ['b']);
+  });
+});

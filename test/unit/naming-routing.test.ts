@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { findCollisions, prefixName, prefixUri, splitPrefixed, splitPrefixedUri } from '../../src/naming/prefix.js';
+import { hostKeyFor, hostsForLane, route } from '../../src/routing/route.js';
+import { prefixItems } from '../../src/host/surface.js';
+import type { Policy } from '../../src/policy/model.js';
+
+const srv = (name: string, prefix: string, domain: string, enabled = true) => ({
+  name,
+  prefix,
+  domain,
+  enabled,
+  share: 'auto' as const,
+  transport: { kind: 'stdio' as const, command: 'node', commandPath: '/usr/bin/node', args: [], env: {} },
+  perLaneLaunch: false,
+  idleMs: 1000,
+  callTimeoutMs: 1000,
+});
+
+const policy: Pick<Policy, 'domains' | 'servers' | 'lanes'> = {
+  domains: {
+    pub: { name: 'pub', kind: 'shared', perLane: false, secrets: [] },
+    mail: { name: 'mail', kind: 'principal', perLane: true, secrets: [] },
+  },
+  servers: { docs: srv('docs', 'docs', 'pub'), git: srv('git', 'git-hub', 'pub'), inbox: srv('inbox', 'mail', 'mail'), off: srv('off', 'off', 'pub', false) },
+  lanes: {
+    a: { name: 'a', servers: ['docs', 'inbox', 'off'], enabled: true, catalog: 'full' },
+    b: { name: 'b', servers: ['git'], enabled: true, catalog: 'full' },
+  },
+};
+
+describe('naming', () => {
+  it('prefixes and splits at the first separator only', () => {
+    assert.equal(prefixName('docs', 'search_all'), 'docs_search_all');
+    assert.deepEqual(splitPrefixed('docs_search_all'), { prefix: 'docs', rest: 'search_all' });
+    assert.equal(splitPrefixed('nodocs'), undefined);
+    assert.equal(splitPrefixed('_x'), undefined);
+    assert.equal(splitPrefixed('x_'), undefined);
+    assert.equal(prefixUri('fs', 'file:///a+b'), 'fs+file:///a+b');
+    assert.deepEqual(splitPrefixedUri('fs+file:///a+b'), { prefix: 'fs', rest: 'file:///a+b' });
+  });
+
+  it('finds duplicates, empty and over-long names; a clean list has none', () => {
+    assert.deepEqual(findCollisions('p', ['a', 'b']), []);
+    assert.deepEqual(findCollisions('p', ['a', 'a']).map((c) => c.reason), ['duplicate']);
+    assert.deepEqual(findCollisions('p', ['']).map((c) => c.reason), ['empty']);
+    assert.deepEqual(findCollisions('p', ['x'.repeat(127)]).map((c) => c.reason), ['too_long']);
+  });
+
+  it('prefixItems renames tools and resource URIs and refuses a collision', () => {
+    const ok = prefixItems('tools/list', 'fs', [{ name: 'read' }, { name: 'write' }]);
+    assert.deepEqual(ok, { ok: true, items: [{ name: 'fs_read' }, { name: 'fs_write' }] });
+    const dup = prefixItems('tools/list', 'fs', [{ name: 'read' }, { name: 'read' }]);
+    assert.equal(dup.ok, false);
+    const res = prefixItems('resources/list', 'fs', [{ uri: 'file:///x', name: 'x' }]);
+    assert.deepEqual(res, { ok: true, items: [{ uri: 'fs+file:///x', name: 'x' }] });
+    assert.equal(prefixItems('resources/list', 'fs', [{ name: 'no uri' }]).ok, false);
+    const tpl = prefixItems('resources/templates/list', 'fs', [{ uriTemplate: 'file:///{p}' }]);
+    assert.deepEqual(tpl, { ok: true, items: [{ uriTemplate: 'fs+file:///{p}' }] });
+  });
+});
+
+describe('routing', () => {
+  it('routes a lane\'s own tools to the right host, per lane for a per-lane domain', () => {
+    assert.deepEqual(route(policy, 'a', 'docs_search'), { ok: true, server: 'docs', rest: 'search', hostKey: 'pub' });
+    assert.deepEqual(route(policy, 'a', 'mail_send'), { ok: true, server: 'inbox', rest: 'send', hostKey: 'mail@a' });
+    assert.deepEqual(route(policy, 'b', 'git-hub_status'), { ok: true, server: 'git', rest: 'status', hostKey: 'pub' });
+    assert.deepEqual(route(policy, 'a', 'mail+imap://x', 'uri'), { ok: true, server: 'inbox', rest: 'imap://x', hostKey: 'mail@a' });
+  });
+
+  it('answers not_in_catalog for another lane\'s server, an unknown prefix, a disabled server, or an unknown lane', () => {
+    for (const [lane, name] of [['b', 'docs_search'], ['a', 'git-hub_status'], ['a', 'nope_x'], ['a', 'off_x'], ['zz', 'docs_x'], ['a', 'docs']]) {
+      assert.deepEqual(route(policy, lane ?? '', name ?? ''), { ok: false, reason: 'not_in_catalog' }, `${lane} ${name}`);
+    }
+  });
+
+  it('lists the hosts a lane spans', () => {
+    assert.deepEqual([...hostsForLane(policy, 'a')], [['pub', { domain: 'pub', servers: ['docs'] }], ['mail@a', { domain: 'mail', servers: ['inbox'] }]]);
+    assert.equal(hostKeyFor(policy, 'pub', 'a'), 'pub');
+    assert.equal(hostKeyFor(policy, 'mail', 'b'), 'mail@b');
+  });
+});
