@@ -7,7 +7,11 @@ export type Admission = { ok: true; lane: string } | { ok: false; code: 'auth_re
  * After the signature is good: is this lane admitted right now? Pure, and re-evaluated on every
  * request (the policy may have been reloaded since the token was first seen).
  */
-export const admitLane = (claims: LaneClaims, policy: Pick<Policy, 'lanes' | 'revokedTokenIds'>, revoked: ReadonlySet<string>): Admission => {
+export const admitLane = (
+  claims: LaneClaims,
+  policy: Pick<Policy, 'lanes' | 'revokedTokenIds'>,
+  revoked: ReadonlySet<string>,
+): Admission => {
   if (revoked.has(claims.jti)) return { ok: false, code: 'auth_revoked', detail: 'token id revoked' };
   const lane = policy.lanes[claims.lane];
   if (!lane) return { ok: false, code: 'auth_revoked', detail: 'lane not in policy' };

@@ -62,7 +62,8 @@ export const loadPublicKeys = async (stateDir: string): Promise<Map<string, Cryp
 export const loadSigningKey = async (stateDir: string): Promise<{ kid: string; key: CryptoKey }> => {
   const dir = keysDir(stateDir);
   const kid = listKids(dir, PRIVATE_SUFFIX).at(-1);
-  if (!kid) throw new LanegateError('key_missing', `no signing key in ${dir}; run "lanegate serve" once or "lanegate token issue" creates one`);
+  if (!kid)
+    throw new LanegateError('key_missing', `no signing key in ${dir}; run "lanegate serve" once or "lanegate token issue" creates one`);
   const jwk = JSON.parse(readFileSync(path.join(dir, kid + PRIVATE_SUFFIX), 'utf8')) as JWK;
   return { kid, key: (await importJWK(jwk, 'EdDSA')) as CryptoKey };
 };

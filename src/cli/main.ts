@@ -38,13 +38,21 @@ const main = async (argv: string[]): Promise<number> => {
       return runCheck(values.policy ?? defaultPolicy);
     }
     case 'init': {
-      const { values } = parseArgs({ args: rest, options: { policy: { type: 'string', short: 'p' }, 'demo-secrets': { type: 'boolean' } } });
+      const { values } = parseArgs({
+        args: rest,
+        options: { policy: { type: 'string', short: 'p' }, 'demo-secrets': { type: 'boolean' } },
+      });
       return runInit(values.policy ?? defaultPolicy, values['demo-secrets'] ?? false);
     }
     case 'serve': {
       const { values } = parseArgs({
         args: rest,
-        options: { policy: { type: 'string', short: 'p' }, port: { type: 'string' }, demo: { type: 'boolean' }, 'no-lane-configs': { type: 'boolean' } },
+        options: {
+          policy: { type: 'string', short: 'p' },
+          port: { type: 'string' },
+          demo: { type: 'boolean' },
+          'no-lane-configs': { type: 'boolean' },
+        },
       });
       return runServe({
         policy: values.policy ?? defaultPolicy,

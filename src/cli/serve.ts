@@ -33,7 +33,9 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   const url = await gw.listen();
   const out = process.stdout;
   out.write(`\nlanegate is serving ${url}\n`);
-  out.write(`  policy ${a.policy}: ${Object.keys(policy.domains).length} trust domains, ${Object.keys(policy.servers).length} servers, ${Object.keys(policy.lanes).length} lanes\n`);
+  out.write(
+    `  policy ${a.policy}: ${Object.keys(policy.domains).length} trust domains, ${Object.keys(policy.servers).length} servers, ${Object.keys(policy.lanes).length} lanes\n`,
+  );
   out.write(`  health: ${url.replace(/\/mcp$/, '/healthz')}   state: ${policy.gateway.stateDir}\n`);
   if (op.created) out.write(`  operator token (shown once; for /metrics and /api): ${op.created}\n`);
   if (a.printLaneConfigs) {

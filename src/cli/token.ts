@@ -16,7 +16,8 @@ export interface IssueArgs {
 /** `lanegate token issue`: the only command that reads the private signing key. */
 export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<number> => {
   const lane = policy.lanes[a.lane];
-  if (!lane) throw new LanegateError('bad_request', `lane "${a.lane}" is not in the policy (lanes: ${Object.keys(policy.lanes).join(', ')})`);
+  if (!lane)
+    throw new LanegateError('bad_request', `lane "${a.lane}" is not in the policy (lanes: ${Object.keys(policy.lanes).join(', ')})`);
   if (!lane.enabled) throw new LanegateError('bad_request', `lane "${a.lane}" is disabled in the policy`);
   await ensureSigningKey(policy.gateway.stateDir);
   const { kid, key } = await loadSigningKey(policy.gateway.stateDir);
@@ -28,7 +29,10 @@ export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<numbe
     kid,
     key,
   });
-  const url = a.url ?? policy.gateway.publicUrl ?? `http://${policy.gateway.host.includes(':') ? `[${policy.gateway.host}]` : policy.gateway.host}:${policy.gateway.port}/mcp`;
+  const url =
+    a.url ??
+    policy.gateway.publicUrl ??
+    `http://${policy.gateway.host.includes(':') ? `[${policy.gateway.host}]` : policy.gateway.host}:${policy.gateway.port}/mcp`;
   if (a.quiet) {
     process.stdout.write(`${token}\n`);
     return 0;

@@ -4,8 +4,7 @@ import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './guards.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
 import { operatorTokenMatches } from './operator.js';
 
-const INSTRUCTIONS =
-  'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
+const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
 
 /** The front's HTTP surface: /mcp for lanes; health, readiness and metrics for operators. */
 export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
@@ -54,11 +53,9 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
   });
   app.get('/metrics', (c) => {
     if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.text('operator token required\n', 401);
-    return c.text(
-      gw.counters.render({ lanegate_sessions: gw.sessions.count(), lanegate_hosts_running: gw.hosts.running().length }),
-      200,
-      { 'content-type': 'text/plain; version=0.0.4' },
-    );
+    return c.text(gw.counters.render({ lanegate_sessions: gw.sessions.count(), lanegate_hosts_running: gw.hosts.running().length }), 200, {
+      'content-type': 'text/plain; version=0.0.4',
+    });
   });
   app.get('/api/processes', async (c) => {
     if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.json({ error: 'operator token required' }, 401);

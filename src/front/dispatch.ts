@@ -46,7 +46,14 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
   if (req.method === 'logging/setLevel') return { status: 200, result: {} };
   if (isListMethod(req.method)) {
     const listing = await d.catalog.list(lane, req.method);
-    const field = req.method === 'tools/list' ? 'tools' : req.method === 'prompts/list' ? 'prompts' : req.method === 'resources/list' ? 'resources' : 'resourceTemplates';
+    const field =
+      req.method === 'tools/list'
+        ? 'tools'
+        : req.method === 'prompts/list'
+          ? 'prompts'
+          : req.method === 'resources/list'
+            ? 'resources'
+            : 'resourceTemplates';
     return { status: 200, result: { [field]: listing.items } };
   }
   const byUri = req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe';
@@ -69,7 +76,15 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
       return {
         status: 200,
         result: {
-          content: [{ type: 'text', text: `lanegate: ${rpc.message}. Nothing was executed; retry shortly, or check "lanegate review".` }],
+          content: [
+            {
+              type: 'text',
+              text:
+                rpc.code === ERR.timeout
+                  ? `lanegate: ${rpc.message}. The upstream may still have acted on it; check before retrying.`
+                  : `lanegate: ${rpc.message}. The call did not complete; retry in a few seconds.`,
+            },
+          ],
           isError: true,
         },
       };

@@ -49,11 +49,18 @@ export class Gateway {
     this.policy = o.policy;
     this.log = o.log;
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
-    this.hosts = new HostManager((key) => this.hostConfig(key), {
-      onNotification: (key, n) => this.onHostNotification(key, n),
-      onHostExit: (key) => this.onHostExit(key),
-    }, o.log);
-    this.catalog = new Catalog(() => this.policy, (key, method, params, timeout) => this.hostRequest(key, method, params, timeout));
+    this.hosts = new HostManager(
+      (key) => this.hostConfig(key),
+      {
+        onNotification: (key, n) => this.onHostNotification(key, n),
+        onHostExit: (key) => this.onHostExit(key),
+      },
+      o.log,
+    );
+    this.catalog = new Catalog(
+      () => this.policy,
+      (key, method, params, timeout) => this.hostRequest(key, method, params, timeout),
+    );
   }
 
   hostRequest(key: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
@@ -92,10 +99,12 @@ export class Gateway {
 
   private onHostExit(key: string): void {
     const lanes = Object.values(this.policy.lanes)
-      .filter((l) => l.servers.some((s) => {
-        const srv = this.policy.servers[s];
-        return srv !== undefined && hostKeyFor(this.policy, srv.domain, l.name) === key;
-      }))
+      .filter((l) =>
+        l.servers.some((s) => {
+          const srv = this.policy.servers[s];
+          return srv !== undefined && hostKeyFor(this.policy, srv.domain, l.name) === key;
+        }),
+      )
       .map((l) => l.name);
     this.catalog.invalidate(lanes);
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });

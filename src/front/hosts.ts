@@ -90,6 +90,7 @@ export class HostManager {
     const peer = new LinePeer(stdout, stdin, {
       onNotification: (n) => this.events.onNotification(key, n),
       onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
+      endReason: `host "${key}" ended (crashed or exited) during the call`,
     });
     void child.then((r) => {
       peer.close(`host "${key}" exited`);
@@ -102,15 +103,22 @@ export class HostManager {
       h.retryAt = Date.now() + backoffDelay(h.crashes);
       this.log.error({ event: 'host_crashed', host: key, detail, crashes: h.crashes }, 'host crashed');
       this.events.onHostExit(key, detail);
-      const t = setTimeout(() => {
-        if (this.closed || h.stopping || h.peer || h.ready) return;
-        const cfgNow = this.configFor(key);
-        if (cfgNow) this.spawn(key, cfgNow, h).catch(() => undefined);
-      }, Math.max(0, h.retryAt - Date.now()));
+      const t = setTimeout(
+        () => {
+          if (this.closed || h.stopping || h.peer || h.ready) return;
+          const cfgNow = this.configFor(key);
+          if (cfgNow) this.spawn(key, cfgNow, h).catch(() => undefined);
+        },
+        Math.max(0, h.retryAt - Date.now()),
+      );
       t.unref();
     });
     h.ready = peer
-      .request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lanegate-front', version: '0.1.0' } }, 15_000)
+      .request(
+        'initialize',
+        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lanegate-front', version: '0.1.0' } },
+        15_000,
+      )
       .then(() => {
         h.peer = peer;
         h.ready = undefined;

@@ -1,4 +1,9 @@
-import { classifyInboundRequest, LATEST_PROTOCOL_VERSION, SERVER_INFO_META_KEY, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import {
+  classifyInboundRequest,
+  LATEST_PROTOCOL_VERSION,
+  SERVER_INFO_META_KEY,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { isLanegateError } from '../errors.js';
@@ -19,11 +24,19 @@ export interface McpHttpDeps extends DispatchDeps {
   onRefused: (code: string) => void;
 }
 
-const rpcError = (c: Context, status: number, code: number, message: string, id: unknown = null, headers: Record<string, string> = {}): Response =>
-  c.json({ jsonrpc: '2.0', id, error: { code, message } }, status as 400, headers);
+const rpcError = (
+  c: Context,
+  status: number,
+  code: number,
+  message: string,
+  id: unknown = null,
+  headers: Record<string, string> = {},
+): Response => c.json({ jsonrpc: '2.0', id, error: { code, message } }, status as 400, headers);
 
 const negotiate = (requested: unknown): string =>
-  typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested) ? requested : LATEST_PROTOCOL_VERSION;
+  typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
+    ? requested
+    : LATEST_PROTOCOL_VERSION;
 
 /** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
 const modernResult = (method: string, result: Record<string, unknown>, serverInfo: Record<string, unknown>): Record<string, unknown> => {
@@ -83,7 +96,11 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
       return c.json({
         jsonrpc: '2.0',
         id: req.id,
-        result: modernResult(req.method, { supportedVersions: [MODERN_VERSION], capabilities: FRONT_CAPABILITIES, serverInfo, instructions: d.instructions }, serverInfo),
+        result: modernResult(
+          req.method,
+          { supportedVersions: [MODERN_VERSION], capabilities: FRONT_CAPABILITIES, serverInfo, instructions: d.instructions },
+          serverInfo,
+        ),
       });
     }
     const r = await dispatch(d, lane, req);

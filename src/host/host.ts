@@ -38,7 +38,10 @@ export class Host {
         onNotification: (server, lanes, n) => this.fromUpstream(server, lanes, n),
         onServerRequest: async (server, _lanes, r) => this.serverRequest(server, r),
         onEvent: (e) => {
-          this.log.info({ event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) }, `upstream ${e.kind}`);
+          this.log.info(
+            { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
+            `upstream ${e.kind}`,
+          );
           this.out.notify('lanegate/upstream', { ...e });
         },
       });
@@ -111,7 +114,10 @@ export class Host {
           if (!r.ok) {
             const reason = `refused: ${r.detail}`;
             this.refused.set(name, reason);
-            this.log.error({ event: 'upstream_refused', server: name, layer: 'structural', detail: escapeUntrusted(r.detail) }, `REFUSED upstream "${name}": ${escapeUntrusted(r.detail)}`);
+            this.log.error(
+              { event: 'upstream_refused', server: name, layer: 'structural', detail: escapeUntrusted(r.detail) },
+              `REFUSED upstream "${name}": ${escapeUntrusted(r.detail)}`,
+            );
             absent.push({ server: name, reason });
             return [];
           }
@@ -148,7 +154,7 @@ export class Host {
   private async forward(lane: string, prefix: string | undefined, method: string, params: Params): Promise<Params> {
     const slot = prefix === undefined ? undefined : this.byPrefix.get(prefix);
     if (!slot || !(this.cfg.lanes[lane] ?? []).includes(slot.config.name)) {
-      throw new RpcFailure({ code: ERR.notInCatalog, message: 'not in this lane\'s catalog' });
+      throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
     }
     const refusal = this.refused.get(slot.config.name);
     if (refusal) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${refusal}` });

@@ -8,15 +8,25 @@ import { backoffDelay, STABLE_AFTER_MS } from './backoff.js';
 const SHARED_KEY = '*';
 
 export interface SlotHooks {
-  connect: (server: ServerConfig, lane: string | undefined, hooks: {
-    onNotification: (n: RpcNotification) => void;
-    onServerRequest: (r: RpcRequest) => Promise<Record<string, unknown>>;
-    onExit: (detail: string) => void;
-  }) => Promise<UpstreamConn>;
+  connect: (
+    server: ServerConfig,
+    lane: string | undefined,
+    hooks: {
+      onNotification: (n: RpcNotification) => void;
+      onServerRequest: (r: RpcRequest) => Promise<Record<string, unknown>>;
+      onExit: (detail: string) => void;
+    },
+  ) => Promise<UpstreamConn>;
   /** Lanes served by the child under `key` (every lane of the server if shared). */
   onNotification: (server: string, lanes: string[] | 'all', n: RpcNotification) => void;
   onServerRequest: (server: string, lanes: string[] | 'all', r: RpcRequest) => Promise<Record<string, unknown>>;
-  onEvent: (event: { server: string; lane?: string; kind: 'started' | 'crashed' | 'stopped' | 'start_failed'; pid?: number; detail?: string }) => void;
+  onEvent: (event: {
+    server: string;
+    lane?: string;
+    kind: 'started' | 'crashed' | 'stopped' | 'start_failed';
+    pid?: number;
+    detail?: string;
+  }) => void;
 }
 
 interface Instance {
@@ -152,10 +162,13 @@ export class ServerSlot {
     this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'crashed', detail });
     // Lists may differ after a restart: every lane served by this child re-lists.
     this.hooks.onNotification(this.config.name, this.lanesOf(key), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    inst.restartTimer = setTimeout(() => {
-      if (this.closed || inst.conn || inst.starting) return;
-      this.start(key, inst).catch(() => undefined);
-    }, Math.max(0, inst.retryAt - Date.now()));
+    inst.restartTimer = setTimeout(
+      () => {
+        if (this.closed || inst.conn || inst.starting) return;
+        this.start(key, inst).catch(() => undefined);
+      },
+      Math.max(0, inst.retryAt - Date.now()),
+    );
     inst.restartTimer.unref();
   }
 

@@ -28,7 +28,10 @@ export const prefixItems = (
     const collisions = findCollisions(prefix, names);
     if (collisions.length > 0) {
       const c = collisions[0];
-      return { ok: false, detail: `${collisions.length} name(s) cannot be served under prefix "${prefix}": "${c?.publicName}" (${c?.reason})` };
+      return {
+        ok: false,
+        detail: `${collisions.length} name(s) cannot be served under prefix "${prefix}": "${c?.publicName}" (${c?.reason})`,
+      };
     }
     return { ok: true, items: items.map((i) => ({ ...i, name: prefixName(prefix, String(i.name)) })) };
   }

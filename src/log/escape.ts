@@ -4,6 +4,7 @@
  * become visible escapes, so a server can neither forge a log line nor recolour output.
  * Escaping keeps the evidence that the server sent those characters; the length is bounded.
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff]/g;
 
 export const escapeUntrusted = (value: unknown, max = 512): string => {

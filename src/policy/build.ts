@@ -4,12 +4,7 @@ import { expandPlaceholders, hasLanePlaceholder, type PlaceholderValues } from '
 import type { PolicyDoc } from './schema.js';
 
 /** Builds the resolved model from a validated document. Pure: command paths come resolved. */
-export const buildPolicy = (
-  doc: PolicyDoc,
-  file: string,
-  resolvedCommands: Record<string, string>,
-  nodePath: string,
-): Policy => {
+export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Record<string, string>, nodePath: string): Policy => {
   const policyDir = path.dirname(file);
   const stateDir = path.resolve(policyDir, expandPlaceholders(doc.gateway.stateDir, { policyDir, stateDir: '', node: nodePath }));
   const values: PlaceholderValues = { policyDir, stateDir, node: nodePath };

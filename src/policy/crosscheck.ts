@@ -51,7 +51,7 @@ export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
         });
       }
       push(metaProblem(['servers', serverName, 'stdio', 'command'], s.stdio.command));
-      s.stdio.args.forEach((a, i) => push(metaProblem(['servers', serverName, 'stdio', 'args', i], a)));
+      for (const [i, a] of s.stdio.args.entries()) push(metaProblem(['servers', serverName, 'stdio', 'args', i], a));
       for (const [k, v] of Object.entries(s.stdio.env)) {
         push(metaProblem(['servers', serverName, 'stdio', 'env', k], v));
       }

@@ -55,7 +55,9 @@ export const validatePolicyText = (text: string, file: string, opts: LoadOptions
   const parsed = policySchema.safeParse(doc.toJS());
   if (!parsed.success) {
     return {
-      problems: at(parsed.error.issues.map((i) => ({ path: i.path.map((k) => (typeof k === 'symbol' ? String(k) : k)), message: i.message }))),
+      problems: at(
+        parsed.error.issues.map((i) => ({ path: i.path.map((k) => (typeof k === 'symbol' ? String(k) : k)), message: i.message })),
+      ),
     };
   }
   const policyDir = path.dirname(file);

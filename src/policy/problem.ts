@@ -16,6 +16,11 @@ export interface PathProblem {
 }
 
 export const formatPath = (path: ProblemPath): string =>
-  path.length === 0 ? '(root)' : path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
+  path.length === 0
+    ? '(root)'
+    : path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : p))
+        .join('.')
+        .replace(/\.\[/g, '[');
 
 export const formatProblem = (p: PolicyProblem): string => `${p.file}:${p.line}:${p.col}  ${p.path}  ${p.message}`;

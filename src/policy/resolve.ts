@@ -37,12 +37,7 @@ export const resolveCommands = (
  * Secret files must be readable by the process that will host them. This checks access only:
  * the contents are never read here, so `check` and the front never hold a secret value.
  */
-export const checkSecretFiles = (
-  doc: PolicyDoc,
-  policyDir: string,
-  stateDir: string,
-  nodePath: string,
-): PathProblem[] => {
+export const checkSecretFiles = (doc: PolicyDoc, policyDir: string, stateDir: string, nodePath: string): PathProblem[] => {
   const problems: PathProblem[] = [];
   for (const [domainName, d] of Object.entries(doc.trustDomains)) {
     const lanes = Object.entries(doc.lanes)

@@ -6,9 +6,7 @@ import { z } from 'zod';
  * Cross-references and the guard's structural rules live in crosscheck.ts; this file is shape.
  */
 
-const name = z
-  .string()
-  .regex(/^[a-z][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and "-", starting with a letter (max 63)');
+const name = z.string().regex(/^[a-z][a-z0-9-]{0,62}$/, 'must be lowercase letters, digits and "-", starting with a letter (max 63)');
 
 export const PREFIX_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 const prefix = z
@@ -70,10 +68,7 @@ const lane = z.strictObject({
   servers: z.array(name).default([]),
   enabled: z.boolean().default(true),
   catalog: z.enum(['full', 'search']).default('full'),
-  tokensNotBefore: z.iso
-    .datetime({ offset: true })
-    .optional()
-    .describe('Tokens for this lane issued before this instant are void'),
+  tokensNotBefore: z.iso.datetime({ offset: true }).optional().describe('Tokens for this lane issued before this instant are void'),
   description: z.string().optional(),
 });
 
@@ -86,7 +81,12 @@ const gateway = z.strictObject({
   stateDir: z.string().default('./.lanegate'),
   issuer: z.string().min(1).default('lanegate'),
   audience: z.string().min(1).default('lanegate'),
-  maxBodyBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(4 * 1024 * 1024),
+  maxBodyBytes: z
+    .number()
+    .int()
+    .min(1024)
+    .max(64 * 1024 * 1024)
+    .default(4 * 1024 * 1024),
   allowedOrigins: z.array(z.string()).default([]),
   publicUrl: z.url().optional(),
 });

@@ -23,7 +23,7 @@ export const route = (
   const loadout = policy.lanes[lane]?.servers ?? [];
   for (const serverName of loadout) {
     const s = policy.servers[serverName];
-    if (s && s.enabled && s.prefix === parts.prefix) {
+    if (s?.enabled && s.prefix === parts.prefix) {
       return { ok: true, server: s.name, rest: parts.rest, hostKey: hostKeyFor(policy, s.domain, lane) };
     }
   }
@@ -38,7 +38,7 @@ export const hostsForLane = (
   const out = new Map<string, { domain: string; servers: string[] }>();
   for (const serverName of policy.lanes[lane]?.servers ?? []) {
     const s = policy.servers[serverName];
-    if (!s || !s.enabled) continue;
+    if (!s?.enabled) continue;
     const key = hostKeyFor(policy, s.domain, lane);
     const entry = out.get(key) ?? { domain: s.domain, servers: [] };
     entry.servers.push(s.name);

@@ -1,10 +1,22 @@
 import type { Readable, Writable } from 'node:stream';
-import { ERR, type Id, isNotification, isRequest, isResponse, type RpcMessage, type RpcNotification, type RpcRequest, RpcFailure } from './jsonrpc.js';
+import {
+  ERR,
+  type Id,
+  isNotification,
+  isRequest,
+  isResponse,
+  type RpcMessage,
+  type RpcNotification,
+  type RpcRequest,
+  RpcFailure,
+} from './jsonrpc.js';
 
 export interface PeerHandlers {
   onRequest?: (req: RpcRequest) => Promise<Record<string, unknown>> | Record<string, unknown>;
   onNotification?: (n: RpcNotification) => void;
   onProtocolError?: (detail: string) => void;
+  /** What a pending request is told when the peer's output ends (e.g. "upstream process exited"). */
+  endReason?: string;
 }
 
 interface Pending {
@@ -29,13 +41,13 @@ export class LinePeer {
   private closeReason = 'link closed';
 
   constructor(
-    private readonly input: Readable,
+    input: Readable,
     private readonly output: Writable,
     private readonly handlers: PeerHandlers = {},
   ) {
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => this.onData(chunk));
-    input.on('end', () => this.close('peer closed its output'));
+    input.on('end', () => this.close(handlers.endReason ?? 'peer closed its output'));
     input.on('error', () => this.close('peer stream error'));
     output.on('error', () => this.close('peer stream error'));
   }

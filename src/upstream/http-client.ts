@@ -6,7 +6,11 @@ import { CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type Upstrea
 const SECRET_REF = /\{secret:([A-Z][A-Z0-9_]*)\}/g;
 
 /** Header values with {secret:NAME} filled from the domain's secrets (read by the host only). */
-export const expandHeaders = (headers: Record<string, string>, secrets: ReadonlyMap<string, string>, lane?: string): Record<string, string> =>
+export const expandHeaders = (
+  headers: Record<string, string>,
+  secrets: ReadonlyMap<string, string>,
+  lane?: string,
+): Record<string, string> =>
   Object.fromEntries(
     Object.entries(headers).map(([k, v]) => [
       k,
@@ -73,11 +77,18 @@ export const connectHttp = async (
       return await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
     } catch (e) {
       const timedOut = e instanceof Error && e.name === 'TimeoutError';
-      throw new RpcFailure({ code: timedOut ? ERR.timeout : ERR.unavailable, message: timedOut ? 'timed out' : 'HTTP upstream unreachable' });
+      throw new RpcFailure({
+        code: timedOut ? ERR.timeout : ERR.unavailable,
+        message: timedOut ? 'timed out' : 'HTTP upstream unreachable',
+      });
     }
   };
 
-  const request = async (method: string, params: Record<string, unknown> | undefined, timeoutMs: number): Promise<Record<string, unknown>> => {
+  const request = async (
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMs: number,
+  ): Promise<Record<string, unknown>> => {
     if (closed) throw new RpcFailure({ code: ERR.unavailable, message: 'connection closed' });
     const id = nextId++;
     const res = await post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, timeoutMs);
@@ -95,11 +106,13 @@ export const connectHttp = async (
     return msg.result ?? {};
   };
 
-  const r = await request('initialize', { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO }, 20_000).catch(
-    (e: unknown) => {
-      throw new LanegateError('upstream_unavailable', `initialize failed: ${e instanceof Error ? e.message : 'unknown'}`);
-    },
-  );
+  const r = await request(
+    'initialize',
+    { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+    20_000,
+  ).catch((e: unknown) => {
+    throw new LanegateError('upstream_unavailable', `initialize failed: ${e instanceof Error ? e.message : 'unknown'}`);
+  });
   await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, 10_000).catch(() => undefined);
 
   return {
@@ -116,7 +129,9 @@ export const connectHttp = async (
       if (closed) return;
       closed = true;
       if (sessionId) {
-        await fetch(url, { method: 'DELETE', headers: { ...base, 'mcp-session-id': sessionId }, signal: AbortSignal.timeout(3000) }).catch(() => undefined);
+        await fetch(url, { method: 'DELETE', headers: { ...base, 'mcp-session-id': sessionId }, signal: AbortSignal.timeout(3000) }).catch(
+          () => undefined,
+        );
       }
       ev.onExit('stopped');
     },

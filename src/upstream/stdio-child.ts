@@ -55,6 +55,7 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, initTimeou
   const peer = new LinePeer(stdout, stdin, {
     onNotification: (n) => ev.onNotification(n),
     onRequest: (r) => ev.onServerRequest(r),
+    endReason: 'upstream process ended (crashed or exited) during the call',
   });
   if (child.stderr) {
     child.stderr.setEncoding('utf8');

@@ -50,12 +50,16 @@ export const startGateway = async (
   writeFileSync(policyFile, policyYaml);
   let err = '';
   let out = '';
-  const proc = execa(process.execPath, [...(opts.nodeArgs ?? []), CLI, 'serve', '--policy', policyFile, '--port', '0', '--no-lane-configs'], {
-    cwd: dir,
-    reject: false,
-    buffer: false,
-    env: { LANEGATE_LOG_LEVEL: 'info', ...(opts.env ?? {}) },
-  });
+  const proc = execa(
+    process.execPath,
+    [...(opts.nodeArgs ?? []), CLI, 'serve', '--policy', policyFile, '--port', '0', '--no-lane-configs'],
+    {
+      cwd: dir,
+      reject: false,
+      buffer: false,
+      env: { LANEGATE_LOG_LEVEL: 'info', ...(opts.env ?? {}) },
+    },
+  );
   proc.stderr?.setEncoding('utf8');
   proc.stderr?.on('data', (c: string) => {
     err += c;

@@ -27,7 +27,8 @@ export const waitFor = async <T>(fn: () => T | Promise<T>, ms = 10_000, every = 
 
 /** Asks a node process started with --heapsnapshot-signal=SIGUSR2 for a snapshot; returns its text. */
 export const heapSnapshot = async (pid: number, dir: string): Promise<string> => {
-  const mine = (): string[] => (existsSync(dir) ? readdirSync(dir).filter((f) => f.includes(`.${pid}.`) && f.endsWith('.heapsnapshot')) : []);
+  const mine = (): string[] =>
+    existsSync(dir) ? readdirSync(dir).filter((f) => f.includes(`.${pid}.`) && f.endsWith('.heapsnapshot')) : [];
   const before = new Set(mine());
   process.kill(pid, 'SIGUSR2');
   const file = await waitFor(() => mine().find((f) => !before.has(f)), 20_000);

@@ -31,7 +31,16 @@ describe('every bad token is refused before anything reaches a host', () => {
   let publicJwk: Record<string, unknown>;
 
   const craft = (claims: Record<string, unknown>, header: Record<string, unknown> = {}, signKey: CryptoKey | Uint8Array = key) =>
-    new SignJWT({ iss: 'lanegate', aud: 'lanegate', sub: 'good', jti: `t-${Math.random()}`, iat: now(), nbf: now(), exp: now() + 600, ...claims })
+    new SignJWT({
+      iss: 'lanegate',
+      aud: 'lanegate',
+      sub: 'good',
+      jti: `t-${Math.random()}`,
+      iat: now(),
+      nbf: now(),
+      exp: now() + 600,
+      ...claims,
+    })
       .setProtectedHeader({ alg: 'EdDSA', kid, typ: 'JWT', ...header } as never)
       .sign(signKey);
 
@@ -77,7 +86,11 @@ describe('every bad token is refused before anything reaches a host', () => {
       'unknown kid': await craft({}, { kid: 'no-such-kid' }),
       'signed by another key': await craft({}, {}, other.privateKey),
       'revoked id': await craft({ jti: REVOKED_JTI }),
-      'issued before the lane cut-off': await craft({ sub: 'cut', iat: Date.parse(CUTOFF) / 1000 - 60, nbf: Date.parse(CUTOFF) / 1000 - 60 }),
+      'issued before the lane cut-off': await craft({
+        sub: 'cut',
+        iat: Date.parse(CUTOFF) / 1000 - 60,
+        nbf: Date.parse(CUTOFF) / 1000 - 60,
+      }),
       'removed lane': await craft({ sub: 'ghost' }),
       'disabled lane': await craft({ sub: 'off' }),
     };
@@ -87,8 +100,30 @@ describe('every bad token is refused before anything reaches a host', () => {
         const headers: Record<string, string> = token === undefined ? {} : { authorization: `Bearer ${token}` };
         const r =
           era === 'modern'
-            ? await post(gw.url, { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fix_echo', arguments: {}, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }, { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'fix_echo' })
-            : await post(gw.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }, headers);
+            ? await post(
+                gw.url,
+                {
+                  jsonrpc: '2.0',
+                  id: 1,
+                  method: 'tools/call',
+                  params: {
+                    name: 'fix_echo',
+                    arguments: {},
+                    _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+                  },
+                },
+                { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'fix_echo' },
+              )
+            : await post(
+                gw.url,
+                {
+                  jsonrpc: '2.0',
+                  id: 1,
+                  method: 'initialize',
+                  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+                },
+                headers,
+              );
         assert.equal(r.status, 401, `${label} (${era}) must be refused`);
         assert.match(r.headers.get('www-authenticate') ?? '', /^Bearer realm="lanegate"/, label);
         assert.equal(r.headers.get('mcp-session-id'), null, `${label} opens no session`);

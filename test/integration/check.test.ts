@@ -95,11 +95,15 @@ describe('lanegate check names every bad policy with file:line, and serve refuse
     const dir = tempDir('check');
     const f = write(
       dir,
-      BASE(`  a: { prefix: a, domain: nowhere, stdio: { command: sh, args: ["$(id)"] } }\n  b: { prefix: a, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }`),
+      BASE(
+        `  a: { prefix: a, domain: nowhere, stdio: { command: sh, args: ["$(id)"] } }\n  b: { prefix: a, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }`,
+      ),
     );
     const r = await cli(['check', '--policy', f]);
     assert.equal(r.exitCode, 1);
-    const problems = String(r.stderr).split('\n').filter((l) => /:\d+:\d+ {2}/.test(l));
+    const problems = String(r.stderr)
+      .split('\n')
+      .filter((l) => /:\d+:\d+ {2}/.test(l));
     assert.ok(problems.length >= 4, String(r.stderr));
   });
 

@@ -77,7 +77,7 @@ describe('trust domains are process boundaries', () => {
     for (const c of [ORG, MAIL_A, MAIL_B]) assert.ok(!heap.includes(c), `front heap holds no ${c.split('-')[1]} canary`);
   });
 
-  it('a host holds only its own domain\'s secrets (environment and heap)', async () => {
+  it("a host holds only its own domain's secrets (environment and heap)", async () => {
     const p = await procs();
     const keys = Object.keys(p.hosts).sort();
     assert.deepEqual(keys, ['alice@a', 'alice@b', 'org', 'public']);
@@ -106,12 +106,14 @@ describe('trust domains are process boundaries', () => {
 
   it('server-memory: each lane gets its own child; what lane a writes, lane b cannot see', async () => {
     const entity = `entity-${randomBytes(6).toString('hex')}`;
-    const created = await call(ta, 'memory_create_entities', { entities: [{ name: entity, entityType: 'test', observations: ['secret plan of a'] }] });
+    const created = await call(ta, 'memory_create_entities', {
+      entities: [{ name: entity, entityType: 'test', observations: ['secret plan of a'] }],
+    });
     assert.equal(created.isError, false, created.text);
     assert.match((await call(ta, 'memory_read_graph')).text, new RegExp(entity));
     const seenByB = await call(tb, 'memory_read_graph');
     assert.equal(seenByB.isError, false);
-    assert.ok(!seenByB.text.includes(entity), 'lane b must not see lane a\'s entity');
+    assert.ok(!seenByB.text.includes(entity), "lane b must not see lane a's entity");
     const mem = (await procs()).hosts.public?.children.filter((c) => c.server === 'memory') ?? [];
     assert.equal(mem.length, 2);
     assert.notEqual(mem[0]?.pid, mem[1]?.pid);
@@ -128,10 +130,14 @@ describe('trust domains are process boundaries', () => {
     assert.match(during.text, /crash|ended|restart/);
     assert.equal((await call(ta, 'mail_echo', { text: 'still here' })).text, 'still here');
     assert.equal((await call(tb, 'org_echo', { text: 'other lane' })).text, 'other lane');
-    const recovered = await waitFor(async () => {
-      const r = await call(ta, 'org_echo', { text: 'back' });
-      return r.isError ? undefined : r.text;
-    }, 10_000, 200);
+    const recovered = await waitFor(
+      async () => {
+        const r = await call(ta, 'org_echo', { text: 'back' });
+        return r.isError ? undefined : r.text;
+      },
+      10_000,
+      200,
+    );
     assert.equal(recovered, 'back');
     assert.notEqual(Number((await call(ta, 'org_pid')).text), pidBefore);
   });

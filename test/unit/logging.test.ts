@@ -42,7 +42,7 @@ describe('change fan-out', () => {
       b: { name: 'b', servers: ['y'], enabled: true, catalog: 'full' as const },
     },
   } as never;
-  it('a shared child\'s change reaches exactly the lanes that have the server', () => {
+  it("a shared child's change reaches exactly the lanes that have the server", () => {
     assert.deepEqual(lanesAffected(policy, 'pub', 'x', 'all'), ['a']);
     assert.deepEqual(lanesAffected(policy, 'pub', 'y', ['b']), ['b']);
     assert.deepEqual(lanesAffected(policy, 'mail@b', 'x', 'all'), ['b']);

@@ -22,7 +22,12 @@ const policy: Pick<Policy, 'domains' | 'servers' | 'lanes'> = {
     pub: { name: 'pub', kind: 'shared', perLane: false, secrets: [] },
     mail: { name: 'mail', kind: 'principal', perLane: true, secrets: [] },
   },
-  servers: { docs: srv('docs', 'docs', 'pub'), git: srv('git', 'git-hub', 'pub'), inbox: srv('inbox', 'mail', 'mail'), off: srv('off', 'off', 'pub', false) },
+  servers: {
+    docs: srv('docs', 'docs', 'pub'),
+    git: srv('git', 'git-hub', 'pub'),
+    inbox: srv('inbox', 'mail', 'mail'),
+    off: srv('off', 'off', 'pub', false),
+  },
   lanes: {
     a: { name: 'a', servers: ['docs', 'inbox', 'off'], enabled: true, catalog: 'full' },
     b: { name: 'b', servers: ['git'], enabled: true, catalog: 'full' },
@@ -42,9 +47,18 @@ describe('naming', () => {
 
   it('finds duplicates, empty and over-long names; a clean list has none', () => {
     assert.deepEqual(findCollisions('p', ['a', 'b']), []);
-    assert.deepEqual(findCollisions('p', ['a', 'a']).map((c) => c.reason), ['duplicate']);
-    assert.deepEqual(findCollisions('p', ['']).map((c) => c.reason), ['empty']);
-    assert.deepEqual(findCollisions('p', ['x'.repeat(127)]).map((c) => c.reason), ['too_long']);
+    assert.deepEqual(
+      findCollisions('p', ['a', 'a']).map((c) => c.reason),
+      ['duplicate'],
+    );
+    assert.deepEqual(
+      findCollisions('p', ['']).map((c) => c.reason),
+      ['empty'],
+    );
+    assert.deepEqual(
+      findCollisions('p', ['x'.repeat(127)]).map((c) => c.reason),
+      ['too_long'],
+    );
   });
 
   it('prefixItems renames tools and resource URIs and refuses a collision', () => {
@@ -61,21 +75,34 @@ describe('naming', () => {
 });
 
 describe('routing', () => {
-  it('routes a lane\'s own tools to the right host, per lane for a per-lane domain', () => {
+  it("routes a lane's own tools to the right host, per lane for a per-lane domain", () => {
     assert.deepEqual(route(policy, 'a', 'docs_search'), { ok: true, server: 'docs', rest: 'search', hostKey: 'pub' });
     assert.deepEqual(route(policy, 'a', 'mail_send'), { ok: true, server: 'inbox', rest: 'send', hostKey: 'mail@a' });
     assert.deepEqual(route(policy, 'b', 'git-hub_status'), { ok: true, server: 'git', rest: 'status', hostKey: 'pub' });
     assert.deepEqual(route(policy, 'a', 'mail+imap://x', 'uri'), { ok: true, server: 'inbox', rest: 'imap://x', hostKey: 'mail@a' });
   });
 
-  it('answers not_in_catalog for another lane\'s server, an unknown prefix, a disabled server, or an unknown lane', () => {
-    for (const [lane, name] of [['b', 'docs_search'], ['a', 'git-hub_status'], ['a', 'nope_x'], ['a', 'off_x'], ['zz', 'docs_x'], ['a', 'docs']]) {
+  it("answers not_in_catalog for another lane's server, an unknown prefix, a disabled server, or an unknown lane", () => {
+    for (const [lane, name] of [
+      ['b', 'docs_search'],
+      ['a', 'git-hub_status'],
+      ['a', 'nope_x'],
+      ['a', 'off_x'],
+      ['zz', 'docs_x'],
+      ['a', 'docs'],
+    ]) {
       assert.deepEqual(route(policy, lane ?? '', name ?? ''), { ok: false, reason: 'not_in_catalog' }, `${lane} ${name}`);
     }
   });
 
   it('lists the hosts a lane spans', () => {
-    assert.deepEqual([...hostsForLane(policy, 'a')], [['pub', { domain: 'pub', servers: ['docs'] }], ['mail@a', { domain: 'mail', servers: ['inbox'] }]]);
+    assert.deepEqual(
+      [...hostsForLane(policy, 'a')],
+      [
+        ['pub', { domain: 'pub', servers: ['docs'] }],
+        ['mail@a', { domain: 'mail', servers: ['inbox'] }],
+      ],
+    );
     assert.equal(hostKeyFor(policy, 'pub', 'a'), 'pub');
     assert.equal(hostKeyFor(policy, 'mail', 'b'), 'mail@b');
   });
