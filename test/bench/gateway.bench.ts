@@ -1,0 +1,143 @@
+/**
+ * npm run bench: tools/call latency and throughput, direct vs through lanegate, in one run.
+ *   (a)  SDK v2 client → stdio upstream (the fixture server's echo)
+ *   (a') lean JSON-RPC over the same child's pipes (the floor)
+ *   (b)  lean HTTP client → lanegate front → host → the same upstream (modern era, JSON)
+ *   (b') the same through a legacy session
+ * Prints p50/p99 and calls/s at concurrency 1 and 16, and the ratios b/a.
+ */
+import { Agent, request } from 'node:http';
+import { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
+import { execa } from 'execa';
+import { LinePeer } from '../../src/rpc/peer.js';
+
+// Three processes must be JIT-warm before we measure steady state (the first ~2k calls run several times slower).
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
+const N1 = Number(process.env.BENCH_N1 ?? 3000);
+const N16 = Number(process.env.BENCH_N16 ?? 12000);
+
+type Call = () => Promise<void>;
+interface Stats {
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+const run = async (call: Call, n: number, concurrency: number): Promise<Stats> => {
+  for (let i = 0; i < WARMUP; i += 1) await call();
+  const lat: number[] = [];
+  let next = 0;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next += 1;
+        const s = process.hrtime.bigint();
+        await call();
+        lat.push(Number(process.hrtime.bigint() - s) / 1e6);
+      }
+    }),
+  );
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  lat.sort((x, y) => x - y);
+  return { p50: lat[Math.floor(lat.length * 0.5)] ?? 0, p99: lat[Math.floor(lat.length * 0.99)] ?? 0, rps: lat.length / secs };
+};
+
+const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+const httpPost = (url: URL, body: string, headers: Record<string, string>): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const req = request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...headers } },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          data += c;
+        });
+        res.on('end', () => (res.statusCode === 200 ? resolve(data) : reject(new Error(`HTTP ${res.statusCode}: ${data}`))));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+
+const main = async (): Promise<void> => {
+  const rows: [string, Stats, Stats][] = [];
+
+  // (a) SDK client straight to stdio.
+  const sdk = new Client({ name: 'bench', version: '1' });
+  await sdk.connect(new StdioClientTransport({ command: process.execPath, args: [FIXTURE] }));
+  const a: Call = async () => {
+    await sdk.callTool({ name: 'echo', arguments: { text: 'hi' } });
+  };
+  rows.push(['(a) SDK client → stdio', await run(a, N1, 1), await run(a, N16, 16)]);
+  await sdk.close();
+
+  // (a') lean JSON-RPC over the child's pipes.
+  const child = execa(process.execPath, [FIXTURE], { stdin: 'pipe', stdout: 'pipe', buffer: false, reject: false });
+  const peer = new LinePeer(child.stdout as never, child.stdin as never);
+  await peer.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } });
+  const a2: Call = async () => {
+    await peer.request('tools/call', { name: 'echo', arguments: { text: 'hi' } });
+  };
+  rows.push(["(a') lean client → stdio", await run(a2, N1, 1), await run(a2, N16, 16)]);
+  child.kill();
+
+  // (b) through lanegate.
+  const gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  bench: { servers: [fix] }
+`, { env: { LANEGATE_LOG_LEVEL: 'warn' } });
+  try {
+    const token = await gw.token('bench');
+    const url = new URL(gw.url);
+    const auth = { authorization: `Bearer ${token}` };
+    const modernBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'fix_echo', arguments: { text: 'hi' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'b', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+    });
+    const modernHeaders = { ...auth, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'fix_echo' };
+    const b: Call = async () => {
+      const r = await httpPost(url, modernBody, modernHeaders);
+      if (!r.includes('"hi"')) throw new Error(`unexpected ${r}`);
+    };
+    rows.push(['(b) lean HTTP → lanegate (modern)', await run(b, N1, 1), await run(b, N16, 16)]);
+
+    const init = await fetch(gw.url, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } } }),
+    });
+    const sid = init.headers.get('mcp-session-id') ?? '';
+    const legacyBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fix_echo', arguments: { text: 'hi' } } });
+    const b2: Call = async () => {
+      await httpPost(url, legacyBody, { ...auth, 'mcp-session-id': sid });
+    };
+    rows.push(["(b') lean HTTP → lanegate (legacy session)", await run(b2, N1, 1), await run(b2, N16, 16)]);
+  } finally {
+    await gw.stop();
+  }
+
+  const f = (x: number): string => x.toFixed(3);
+  console.log('\ntools/call: latency in ms, throughput in calls/s (2 cores; same run)\n');
+  console.log('path                                          c=1 p50   c=1 p99   c=1 rps    c=16 p50  c=16 p99  c=16 rps');
+  for (const [label, s1, s16] of rows) {
+    console.log(`${label.padEnd(44)}  ${f(s1.p50).padStart(7)}   ${f(s1.p99).padStart(7)}  ${s1.rps.toFixed(0).padStart(7)}   ${f(s16.p50).padStart(7)}   ${f(s16.p99).padStart(7)}  ${s16.rps.toFixed(0).padStart(7)}`);
+  }
+  const byLabel = new Map(rows.map((r) => [r[0].slice(0, 4), r]));
+  const A = byLabel.get('(a) ');
+  const B = byLabel.get('(b) ');
+  if (A && B) {
+    console.log(`\nratio b/a: p50 at c=1 ${(B[1].p50 / A[1].p50).toFixed(2)}x (overhead ${f(B[1].p50 - A[1].p50)} ms); throughput at c=16 ${(B[2].rps / A[2].rps).toFixed(2)}x`);
+  }
+  agent.destroy();
+};
+
+await main();
