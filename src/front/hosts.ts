@@ -71,8 +71,10 @@ export class HostManager {
     }
     env[HOST_CONFIG_ENV] = JSON.stringify(cfg);
     // Diagnostics flags the operator started the front with (e.g. --heapsnapshot-signal) apply to hosts too.
-    const diag = process.execArgv.filter((a) => a.startsWith('--heapsnapshot-signal') || a.startsWith('--diagnostic-dir') || a.startsWith('--cpu-prof'));
-    const child = execa(process.execPath, [...diag, CLI, 'host'], {
+    const diag = process.execArgv.filter(
+      (a) => a.startsWith('--heapsnapshot-signal') || a.startsWith('--diagnostic-dir') || a.startsWith('--cpu-prof'),
+    );
+    const child = execa(process.execPath, [...diag, CLI, 'host', '--for', key], {
       env,
       extendEnv: false,
       stdin: 'pipe',

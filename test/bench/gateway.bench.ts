@@ -49,7 +49,19 @@ const agent = new Agent({ keepAlive: true, maxSockets: 64 });
 const httpPost = (url: URL, body: string, headers: Record<string, string>): Promise<string> =>
   new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
       (res) => {
         let data = '';
         res.setEncoding('utf8');
@@ -86,13 +98,16 @@ const main = async (): Promise<void> => {
   child.kill();
 
   // (b) through lanegate.
-  const gw = await startGateway(`${policyHead()}
+  const gw = await startGateway(
+    `${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
   fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
 lanes:
   bench: { servers: [fix] }
-`, { env: { LANEGATE_LOG_LEVEL: 'warn' } });
+`,
+    { env: { LANEGATE_LOG_LEVEL: 'warn' } },
+  );
   try {
     const token = await gw.token('bench');
     const url = new URL(gw.url);
@@ -101,7 +116,15 @@ lanes:
       jsonrpc: '2.0',
       id: 1,
       method: 'tools/call',
-      params: { name: 'fix_echo', arguments: { text: 'hi' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'b', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} } },
+      params: {
+        name: 'fix_echo',
+        arguments: { text: 'hi' },
+        _meta: {
+          'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+          'io.modelcontextprotocol/clientInfo': { name: 'b', version: '1' },
+          'io.modelcontextprotocol/clientCapabilities': {},
+        },
+      },
     });
     const modernHeaders = { ...auth, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'fix_echo' };
     const b: Call = async () => {
@@ -113,10 +136,20 @@ lanes:
     const init = await fetch(gw.url, {
       method: 'POST',
       headers: { ...auth, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } } }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'b', version: '1' } },
+      }),
     });
     const sid = init.headers.get('mcp-session-id') ?? '';
-    const legacyBody = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'fix_echo', arguments: { text: 'hi' } } });
+    const legacyBody = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'fix_echo', arguments: { text: 'hi' } },
+    });
     const b2: Call = async () => {
       await httpPost(url, legacyBody, { ...auth, 'mcp-session-id': sid });
     };
@@ -129,13 +162,17 @@ lanes:
   console.log('\ntools/call: latency in ms, throughput in calls/s (2 cores; same run)\n');
   console.log('path                                          c=1 p50   c=1 p99   c=1 rps    c=16 p50  c=16 p99  c=16 rps');
   for (const [label, s1, s16] of rows) {
-    console.log(`${label.padEnd(44)}  ${f(s1.p50).padStart(7)}   ${f(s1.p99).padStart(7)}  ${s1.rps.toFixed(0).padStart(7)}   ${f(s16.p50).padStart(7)}   ${f(s16.p99).padStart(7)}  ${s16.rps.toFixed(0).padStart(7)}`);
+    console.log(
+      `${label.padEnd(44)}  ${f(s1.p50).padStart(7)}   ${f(s1.p99).padStart(7)}  ${s1.rps.toFixed(0).padStart(7)}   ${f(s16.p50).padStart(7)}   ${f(s16.p99).padStart(7)}  ${s16.rps.toFixed(0).padStart(7)}`,
+    );
   }
   const byLabel = new Map(rows.map((r) => [r[0].slice(0, 4), r]));
   const A = byLabel.get('(a) ');
   const B = byLabel.get('(b) ');
   if (A && B) {
-    console.log(`\nratio b/a: p50 at c=1 ${(B[1].p50 / A[1].p50).toFixed(2)}x (overhead ${f(B[1].p50 - A[1].p50)} ms); throughput at c=16 ${(B[2].rps / A[2].rps).toFixed(2)}x`);
+    console.log(
+      `\nratio b/a: p50 at c=1 ${(B[1].p50 / A[1].p50).toFixed(2)}x (overhead ${f(B[1].p50 - A[1].p50)} ms); throughput at c=16 ${(B[2].rps / A[2].rps).toFixed(2)}x`,
+    );
   }
   agent.destroy();
 };
