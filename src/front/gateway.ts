@@ -14,6 +14,8 @@ import { hostConfigFor } from './host-config.js';
 import { HostManager } from './hosts.js';
 import { Counters } from './metrics.js';
 import { Sessions } from './sessions.js';
+import { type GuardFile, MAX_DRIFT, readGuard, writeGuard } from '../records/guard-file.js';
+import type { GuardReport } from '../host/guard.js';
 
 const LIST_OF: Record<string, ListMethod[]> = {
   'notifications/tools/list_changed': ['tools/list'],
@@ -44,10 +46,13 @@ export class Gateway {
   readonly auth: LaneAuth;
   private server?: ServerType;
   port = 0;
+  /** Guard records (records/guard.json): the front is their single writer. */
+  guard: GuardFile;
 
   constructor(private readonly o: GatewayOptions) {
     this.policy = o.policy;
     this.log = o.log;
+    this.guard = readGuard(o.policy.gateway.stateDir);
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
     this.hosts = new HostManager(
       (key) => this.hostConfig(key),
@@ -85,10 +90,41 @@ export class Gateway {
     const d = this.policy.domains[domain];
     if (!d || d.perLane !== (lane !== undefined)) return undefined;
     if (lane !== undefined && !this.policy.lanes[lane]?.enabled) return undefined;
-    return hostConfigFor(this.policy, key, domain, lane, this.placements());
+    return hostConfigFor(this.policy, key, domain, lane, this.placements(), this.guard);
+  }
+
+  private onGuardReport(key: string, r: GuardReport): void {
+    const prev = this.guard.servers[r.server];
+    const now = new Date().toISOString();
+    const drift = [...(prev?.drift ?? [])];
+    if (r.drift) drift.push({ at: now, from: r.drift.from, to: r.drift.to, changes: r.drift.changes, outcome: r.status });
+    this.guard.servers[r.server] = {
+      status: r.status,
+      ...(r.pinnedHash ? { pinnedHash: r.pinnedHash } : {}),
+      surfaceHash: r.surfaceHash,
+      surface: r.surface,
+      findings: r.findings,
+      trusted: r.trusted,
+      itemHashes: r.itemHashes,
+      seenAt: now,
+      drift: drift.slice(-MAX_DRIFT),
+    };
+    this.counters.inc('lanegate_guard_reports_total', { status: r.status });
+    try {
+      writeGuard(this.policy.gateway.stateDir, this.guard);
+    } catch (e) {
+      this.log.error({ event: 'records_write_failed', file: 'guard.json', detail: e instanceof Error ? e.message : 'unknown' }, 'could not write guard records');
+    }
+    const lanes = lanesAffected(this.policy, key, r.server, 'all');
+    this.catalog.invalidate(lanes);
+    for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   }
 
   private onHostNotification(key: string, n: RpcNotification): void {
+    if (n.method === 'lanegate/guard') {
+      this.onGuardReport(key, n.params as unknown as GuardReport);
+      return;
+    }
     const methods = LIST_OF[n.method];
     if (!methods) return;
     const meta = (n.params?._meta ?? {}) as { 'lanegate/server'?: string; 'lanegate/lanes'?: string[] | 'all' };

@@ -2,6 +2,7 @@ import type { HostConfig } from '../host/config.js';
 import type { Policy } from '../policy/model.js';
 import { secretFilesFor } from '../policy/build.js';
 import type { Placement } from '../shareability/placement.js';
+import type { GuardFile } from '../records/guard-file.js';
 
 /**
  * What one host is given: its domain's enabled servers, the loadouts of the lanes it serves
@@ -13,6 +14,7 @@ export const hostConfigFor = (
   domain: string,
   lane: string | undefined,
   placements: Record<string, Placement>,
+  guard: GuardFile = { schema: 1, servers: {} },
 ): HostConfig => {
   const servers = Object.values(policy.servers).filter((s) => s.domain === domain && s.enabled);
   const names = new Set(servers.map((s) => s.name));
@@ -31,5 +33,11 @@ export const hostConfigFor = (
     servers,
     placements: Object.fromEntries(servers.map((s) => [s.name, placements[s.name] ?? 'dedicated'])),
     lanes,
+    pins: Object.fromEntries(
+      servers.flatMap((s) => {
+        const g = guard.servers[s.name];
+        return g?.pinnedHash ? [[s.name, { hash: g.pinnedHash, surface: g.surface }]] : [];
+      }),
+    ),
   };
 };

@@ -1,4 +1,5 @@
 import type { ServerConfig } from '../policy/model.js';
+import type { Surface } from '../guard/scanner.js';
 import type { Placement } from '../shareability/placement.js';
 
 /**
@@ -16,6 +17,8 @@ export interface HostConfig {
   placements: Record<string, Placement>;
   /** lane → the servers of this host in its loadout. */
   lanes: Record<string, string[]>;
+  /** Surfaces pinned at earlier admissions: a different surface now is drift. */
+  pins: Record<string, { hash: string; surface: Surface }>;
 }
 
 export const HOST_CONFIG_ENV = 'LANEGATE_HOST_CONFIG';

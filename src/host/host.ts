@@ -3,8 +3,11 @@ import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';
 import { splitPrefixed, splitPrefixedUri } from '../naming/prefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
+import type { Surface } from '../guard/scanner.js';
+import { formatRefusal } from '../guard/refusal.js';
 import type { UpstreamConn } from '../upstream/conn.js';
 import { CALLER_IDENTITY_EXT, CALLER_META, type HostConfig } from './config.js';
+import { HostGuard } from './guard.js';
 import { ServerSlot, type SlotHooks } from './slot.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 
@@ -23,8 +26,9 @@ export interface HostOut {
 export class Host {
   private readonly slots = new Map<string, ServerSlot>();
   private readonly byPrefix = new Map<string, ServerSlot>();
-  /** Upstreams refused for this host's life or until their surface changes (e.g. a name collision). */
+  /** Upstreams refused until their surface changes (a name collision). */
   private readonly refused = new Map<string, string>();
+  private readonly guard: HostGuard;
 
   constructor(
     private readonly cfg: HostConfig,
@@ -32,6 +36,13 @@ export class Host {
     private readonly out: HostOut,
     private readonly log: Logger,
   ) {
+    this.guard = new HostGuard(
+      cfg.stateDir,
+      cfg.pins ?? {},
+      (server) => Object.entries(cfg.lanes).filter(([, servers]) => servers.includes(server)).map(([lane]) => lane),
+      (r) => this.out.notify('lanegate/guard', { ...r }),
+      log,
+    );
     for (const s of cfg.servers) {
       const slot = new ServerSlot(s, cfg.placements[s.name] ?? 'dedicated', {
         connect,
@@ -92,24 +103,20 @@ export class Host {
   }
 
   private async list(method: ListMethod, lane: string): Promise<Params> {
+    this.refreshTrust();
     const field = LIST_FIELDS[method];
     const absent: { server: string; reason: string }[] = [];
     const lists = await Promise.all(
       this.slotsOfLane(lane).map(async (slot) => {
         const name = slot.config.name;
-        const refusal = this.refused.get(name);
-        if (refusal) {
-          absent.push({ server: name, reason: refusal });
-          return [];
-        }
         try {
-          const conn = await slot.conn(lane);
-          if (!this.supports(conn, method)) return [];
-          let items = slot.cached(lane, method);
-          if (!items) {
-            items = await this.fetchAll(conn, method, field, slot.config.callTimeoutMs);
-            slot.cache(lane, method, items);
+          const surface = await this.vettedSurface(slot, lane);
+          const why = this.unavailable(name);
+          if (why) {
+            absent.push({ server: name, reason: why });
+            return [];
           }
+          const items = (surface[field] as Params[] | undefined) ?? [];
           const r = prefixItems(method, slot.config.prefix, items);
           if (!r.ok) {
             const reason = `refused: ${r.detail}`;
@@ -131,11 +138,44 @@ export class Host {
     return { [field]: lists.flat(), _meta: { 'lanegate/absent': absent } };
   }
 
-  private supports(conn: UpstreamConn, method: ListMethod): boolean {
+  /** Why an upstream is withheld right now (guard or name collision), with the remedy. */
+  private unavailable(server: string): string | undefined {
+    const g = this.guard.refusal(server);
+    if (g) return `refused by the guard (layer ${g.layer}, ${g.tool}: ${g.finding}); see: ${g.remedy.join('; ')}`;
+    return this.refused.get(server);
+  }
+
+  private refreshTrust(): void {
+    const changed = this.guard.refreshTrust();
+    for (const server of changed) {
+      this.out.notify('notifications/tools/list_changed', { _meta: { 'lanegate/server': server, 'lanegate/lanes': 'all' } });
+    }
+  }
+
+  /** The instance's whole surface, fetched once and scanned before any of it reaches a lane. */
+  private vettedSurface(slot: ServerSlot, lane: string): Promise<Surface> {
+    return slot.conn(lane).then((conn) =>
+      slot.surface(lane, async () => {
+        const s = await this.fetchSurface(conn, slot.config.callTimeoutMs);
+        if (this.guard.vet(slot.config.name, s) === 'refused') {
+          const r = this.guard.refusal(slot.config.name);
+          if (r) process.stderr.write(`${formatRefusal(r)}\n`);
+        }
+        return s;
+      }),
+    );
+  }
+
+  private async fetchSurface(conn: UpstreamConn, timeoutMs: number): Promise<Surface> {
     const caps = conn.init.capabilities;
-    if (method === 'tools/list') return caps.tools !== undefined;
-    if (method === 'prompts/list') return caps.prompts !== undefined;
-    return caps.resources !== undefined;
+    const get = (m: ListMethod, field: string, on: boolean): Promise<Params[]> => (on ? this.fetchAll(conn, m, field, timeoutMs) : Promise.resolve([]));
+    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
+      get('tools/list', 'tools', caps.tools !== undefined),
+      get('prompts/list', 'prompts', caps.prompts !== undefined),
+      get('resources/list', 'resources', caps.resources !== undefined),
+      get('resources/templates/list', 'resourceTemplates', caps.resources !== undefined).catch(() => []),
+    ]);
+    return { tools, prompts, resources, resourceTemplates, ...(conn.init.instructions ? { instructions: conn.init.instructions } : {}) };
   }
 
   private async fetchAll(conn: UpstreamConn, method: ListMethod, field: string, timeoutMs: number): Promise<Params[]> {
@@ -156,14 +196,17 @@ export class Host {
     if (!slot || !(this.cfg.lanes[lane] ?? []).includes(slot.config.name)) {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
     }
-    const refusal = this.refused.get(slot.config.name);
-    if (refusal) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${refusal}` });
+    this.refreshTrust();
     let conn: UpstreamConn;
     try {
       conn = await slot.conn(lane);
+      // Nothing is called on an upstream whose surface was not vetted.
+      await this.vettedSurface(slot, lane);
     } catch (e) {
       throw new RpcFailure({ code: ERR.unavailable, message: e instanceof LanegateError ? e.detail : 'upstream unavailable' });
     }
+    const why = this.unavailable(slot.config.name);
+    if (why) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${why}` });
     return conn.request(method, this.upstreamParams(conn, lane, params), slot.config.callTimeoutMs).catch((e: unknown) => {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
@@ -187,10 +230,14 @@ export class Host {
   }
 
   private fromUpstream(server: string, lanes: string[] | 'all', n: RpcNotification): void {
-    if (n.method.endsWith('/list_changed')) {
-      if (n.method === 'notifications/tools/list_changed') this.refused.delete(server);
-      this.out.notify(n.method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
-    }
+    if (!n.method.endsWith('/list_changed')) return;
+    this.refused.delete(server);
+    const slot = this.slots.get(server);
+    const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
+    const tell = (): void => this.out.notify(n.method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
+    // Re-scan at once: a changed surface is vetted before any lane can list it again.
+    if (slot && lane) void this.vettedSurface(slot, lane).then(tell, tell);
+    else tell();
   }
 
   private async serverRequest(server: string, r: RpcRequest): Promise<Params> {

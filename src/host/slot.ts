@@ -2,6 +2,7 @@ import { LanegateError } from '../errors.js';
 import type { ServerConfig } from '../policy/model.js';
 import type { RpcNotification, RpcRequest } from '../rpc/jsonrpc.js';
 import type { Placement } from '../shareability/placement.js';
+import type { Surface } from '../guard/scanner.js';
 import type { UpstreamConn } from '../upstream/conn.js';
 import { backoffDelay, STABLE_AFTER_MS } from './backoff.js';
 
@@ -39,7 +40,8 @@ interface Instance {
   idleTimer?: NodeJS.Timeout;
   restartTimer?: NodeJS.Timeout;
   stopping: boolean;
-  listCache: Map<string, Record<string, unknown>[]>;
+  /** The instance's vetted surface (fetched once, re-fetched after list_changed or a restart). */
+  surface?: Promise<Surface>;
 }
 
 /**
@@ -66,7 +68,7 @@ export class ServerSlot {
     const key = this.keyFor(lane);
     let inst = this.instances.get(key);
     if (!inst) {
-      inst = { crashes: 0, retryAt: 0, startedAt: 0, stopping: false, listCache: new Map() };
+      inst = { crashes: 0, retryAt: 0, startedAt: 0, stopping: false };
       this.instances.set(key, inst);
     }
     this.touch(key, inst);
@@ -82,13 +84,23 @@ export class ServerSlot {
     return this.start(key, inst);
   }
 
-  /** A cached list (tools/prompts/resources) of the child serving this lane, if any. */
-  cached(lane: string, method: string): Record<string, unknown>[] | undefined {
-    return this.instances.get(this.keyFor(lane))?.listCache.get(method);
+  /** The vetted surface of the child serving this lane, fetching it once through `load`. */
+  surface(lane: string, load: () => Promise<Surface>): Promise<Surface> {
+    const inst = this.instances.get(this.keyFor(lane));
+    if (!inst) return load();
+    if (!inst.surface) {
+      const p = load();
+      inst.surface = p;
+      p.catch(() => {
+        if (inst.surface === p) inst.surface = undefined;
+      });
+    }
+    return inst.surface;
   }
 
-  cache(lane: string, method: string, items: Record<string, unknown>[]): void {
-    this.instances.get(this.keyFor(lane))?.listCache.set(method, items);
+  /** Lanes whose child is running now (for a shared child: undefined = every lane). */
+  liveLanes(): (string | undefined)[] {
+    return [...this.instances].filter(([, i]) => i.conn).map(([k]) => (k === SHARED_KEY ? undefined : k));
   }
 
   pids(): { lane: string | undefined; pid: number }[] {
@@ -109,7 +121,7 @@ export class ServerSlot {
     const p = this.hooks
       .connect(this.config, lane, {
         onNotification: (n) => {
-          if (n.method.endsWith('/list_changed')) inst.listCache.clear();
+          if (n.method.endsWith('/list_changed')) inst.surface = undefined;
           this.hooks.onNotification(name, this.lanesOf(key), n);
         },
         onServerRequest: (r) => this.hooks.onServerRequest(name, this.lanesOf(key), r),
@@ -124,7 +136,7 @@ export class ServerSlot {
           }
           inst.conn = conn;
           inst.startedAt = Date.now();
-          inst.listCache.clear();
+          inst.surface = undefined;
           this.hooks.onEvent({ server: name, ...(lane ? { lane } : {}), kind: 'started', ...(conn.pid ? { pid: conn.pid } : {}) });
           return conn;
         },
@@ -150,7 +162,7 @@ export class ServerSlot {
   private onExit(key: string, inst: Instance, detail: string): void {
     const wasStopping = inst.stopping || this.closed;
     inst.conn = undefined;
-    inst.listCache.clear();
+    inst.surface = undefined;
     if (inst.idleTimer) clearTimeout(inst.idleTimer);
     const lane = key === SHARED_KEY ? undefined : key;
     if (wasStopping) {

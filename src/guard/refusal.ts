@@ -1,0 +1,35 @@
+import { escapeUntrusted } from '../log/escape.js';
+
+export interface Refusal {
+  upstream: string;
+  lanes: string[];
+  layer: 'structural' | 'semantic';
+  /** The tool (or prompt, resource, "instructions", policy path) the finding is about. */
+  tool: string;
+  finding: string;
+  matched: string;
+  action: string;
+  remedy: string[];
+  when: 'admission' | 'drift' | 'policy load';
+}
+
+/**
+ * The refusal as an operator reads it, in the shape of the design's example. Every string a
+ * server chose is escaped, so a poisoned description cannot forge lines of this block. Pure.
+ */
+export const formatRefusal = (r: Refusal): string =>
+  [
+    `REFUSED upstream "${escapeUntrusted(r.upstream, 80)}" at ${r.when} (lanes: ${r.lanes.length > 0 ? r.lanes.join(', ') : 'none'})`,
+    `  layer:    ${r.layer}`,
+    `  tool:     ${escapeUntrusted(r.tool, 120)}`,
+    `  finding:  ${r.finding}`,
+    `  matched:  "${escapeUntrusted(r.matched, 240)}"`,
+    `  action:   ${r.action}`,
+    `  remedy:   ${r.remedy[0] ?? ''}`,
+    ...r.remedy.slice(1).map((l) => `            ${l}`),
+  ].join('\n');
+
+export const semanticRemedy = (server: string, item: string): string[] => [
+  `lanegate inspect ${server} --tool ${item}`,
+  `override with: lanegate trust ${server} --tool ${item} --reviewed-by <you>`,
+];

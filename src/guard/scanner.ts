@@ -1,0 +1,186 @@
+import { findHidden, normalise } from './normalize.js';
+import { PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
+import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
+
+export type FindingCode =
+  | 'hidden_characters'
+  | 'hidden_markup'
+  | 'encoded_payload'
+  | 'instruction_override'
+  | 'concealment'
+  | 'credential_access'
+  | 'exfiltration'
+  | 'exfiltration_parameter'
+  | 'cross_tool_steering'
+  | 'agent_directive';
+
+export const FINDING_TEXT: Record<FindingCode, string> = {
+  hidden_characters: 'hidden characters (zero-width, bidi or Unicode tag) in model-visible text',
+  hidden_markup: 'markup aimed at the model (<IMPORTANT>-style block, HTML comment or chat template)',
+  encoded_payload: 'long encoded blob in model-visible text',
+  instruction_override: 'instruction to override the agent\'s other instructions',
+  concealment: 'instruction to keep something from the user',
+  credential_access: 'imperative instruction directed at the agent + credential path',
+  exfiltration: 'instruction to send data to a destination the user did not choose',
+  exfiltration_parameter: 'parameter asks for the conversation, credentials or key material',
+  cross_tool_steering: 'steers how the agent uses other tools',
+  agent_directive: 'imperative instructions directed at the agent',
+};
+
+export interface Finding {
+  code: FindingCode;
+  kind: SurfaceKind;
+  /** Tool/prompt name, resource URI, or "instructions". */
+  item: string;
+  /** Where in the item, e.g. "inputSchema.properties.note.description". */
+  field: string;
+  /** The exact text that matched (after normalisation; invisible characters shown as U+XXXX). */
+  matched: string;
+  finding: string;
+}
+
+interface Signal {
+  cls: SignalClass | 'hidden' | 'blob' | 'param';
+  weight: Weight;
+  id: string;
+  at: VisibleString;
+  matched: string;
+}
+
+const B64 = /[A-Za-z0-9+/]{60,}={0,2}/g;
+const HEX = /\b[0-9a-f]{128,}\b/gi;
+const MAX_MATCHED = 200;
+
+/** The sentence around a match: what an operator needs to see to judge it. */
+const sentenceAround = (text: string, index: number, length: number): string => {
+  const starts = [text.lastIndexOf('. ', index), text.lastIndexOf('! ', index), text.lastIndexOf('? ', index), text.lastIndexOf('\n', index)];
+  const start = Math.max(...starts) + 1;
+  const endCandidates = ['. ', '! ', '? ', '\n'].map((d) => text.indexOf(d, index + length)).filter((i) => i >= 0);
+  const end = endCandidates.length > 0 ? Math.min(...endCandidates) + 1 : text.length;
+  const s = text.slice(start, end).trim();
+  return s.length > MAX_MATCHED ? `${text.slice(index, index + Math.min(length, MAX_MATCHED)).trim()}` : s;
+};
+
+const decodeBase64Text = (blob: string): string | undefined => {
+  try {
+    const s = Buffer.from(blob, 'base64').toString('utf8');
+    const printable = s.replace(/[^\x20-\x7e\n]/g, '').length / Math.max(1, s.length);
+    const letters = (s.match(/[a-z ]/gi) ?? []).length / Math.max(1, s.length);
+    return printable > 0.95 && letters > 0.7 ? s : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
+  const out: Signal[] = [];
+  for (const h of findHidden(v.text)) {
+    out.push({ cls: 'hidden', weight: 'strong', id: h.kind, at: v, matched: h.decoded ? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")` : h.shown });
+  }
+  const text = normalise(v.text);
+  for (const r of RULES) {
+    const m = r.re.exec(text);
+    if (m) out.push({ cls: r.cls, weight: r.weight, id: r.id, at: v, matched: sentenceAround(text, m.index, m[0].length) });
+  }
+  if (v.parameter !== undefined) {
+    const m = PARAM_TARGET.exec(text);
+    if (m && !v.field.endsWith('(name)')) out.push({ cls: 'param', weight: 'strong', id: 'param-target', at: v, matched: sentenceAround(text, m.index, m[0].length) });
+    if (v.field.endsWith('(name)') && PARAM_NAME_TARGET.test(text)) out.push({ cls: 'param', weight: 'medium', id: 'param-name', at: v, matched: text });
+  }
+  if (depth === 0) {
+    for (const m of text.matchAll(B64)) {
+      const decoded = decodeBase64Text(m[0]);
+      const inner = decoded ? signalsOf({ ...v, field: `${v.field}(base64)`, text: decoded }, 1) : [];
+      const loud = inner.some((s) => s.weight !== 'weak');
+      if (loud || m[0].length >= 160) {
+        out.push({ cls: 'blob', weight: 'strong', id: 'base64', at: v, matched: `${m[0].slice(0, 60)}…${decoded ? ` (decodes to "${decoded.slice(0, 120)}")` : ''}` });
+      }
+      out.push(...inner);
+    }
+    for (const m of text.matchAll(HEX)) out.push({ cls: 'blob', weight: 'strong', id: 'hex', at: v, matched: `${m[0].slice(0, 60)}…` });
+  }
+  return out;
+};
+
+const has = (sigs: Signal[], cls: Signal['cls'], min: Weight = 'weak'): Signal | undefined => {
+  const rank = { weak: 0, medium: 1, strong: 2 };
+  return sigs.find((s) => s.cls === cls && rank[s.weight] >= rank[min]);
+};
+
+const finding = (code: FindingCode, s: Signal): Finding => ({
+  code,
+  kind: s.at.kind,
+  item: s.at.item,
+  field: s.at.field,
+  matched: s.matched,
+  finding: FINDING_TEXT[code],
+});
+
+/**
+ * Decides one item (a tool, a prompt, a resource, the instructions) from all of its signals:
+ * a strong signal refuses on its own; weak and medium signals refuse only in the combinations
+ * below, so an honest "you must provide an API key" never does. Pure and deterministic.
+ */
+const decide = (sigs: Signal[]): Finding[] => {
+  const out: Finding[] = [];
+  const add = (code: FindingCode, s: Signal | undefined): void => {
+    if (s && !out.some((f) => f.code === code)) out.push(finding(code, s));
+  };
+  add('hidden_characters', has(sigs, 'hidden', 'strong'));
+  add('hidden_markup', has(sigs, 'markup', 'strong'));
+  add('encoded_payload', has(sigs, 'blob', 'strong'));
+  add('instruction_override', has(sigs, 'override', 'strong'));
+  add('concealment', has(sigs, 'conceal', 'strong'));
+  add('exfiltration_parameter', has(sigs, 'param', 'strong'));
+  add('cross_tool_steering', has(sigs, 'crosstool', 'strong'));
+
+  const directive = has(sigs, 'directive');
+  const exfil = has(sigs, 'exfil', 'medium');
+  const secretStrong = has(sigs, 'sensitive', 'strong');
+  const conceal = has(sigs, 'conceal');
+  const cross = has(sigs, 'crosstool', 'medium');
+  const paramName = has(sigs, 'param', 'medium');
+  if (secretStrong && (directive || exfil || conceal)) add('credential_access', directive && directive.id !== 'very-important' ? directive : secretStrong);
+  if (exfil && (directive || has(sigs, 'sensitive') || conceal)) add('exfiltration', exfil);
+  if (cross && (directive || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
+  if (conceal && (directive || exfil)) add('concealment', conceal);
+  if (paramName && (directive || secretStrong || exfil)) add('exfiltration_parameter', paramName);
+  const mediumDirectives = sigs.filter((s) => s.cls === 'directive' && s.weight === 'medium');
+  const directiveIds = new Set(sigs.filter((s) => s.cls === 'directive').map((s) => s.id));
+  if (mediumDirectives.length > 0 && directiveIds.size >= 2) add('agent_directive', mediumDirectives[0]);
+  return out;
+};
+
+const byItem = (strings: VisibleString[]): VisibleString[][] => {
+  const groups = new Map<string, VisibleString[]>();
+  for (const v of strings) {
+    const key = `${v.kind}\u0000${v.item}`;
+    const g = groups.get(key) ?? [];
+    g.push(v);
+    groups.set(key, g);
+  }
+  return [...groups.values()];
+};
+
+export const scanStrings = (strings: VisibleString[]): Finding[] => byItem(strings).flatMap((g) => decide(g.flatMap((v) => signalsOf(v))));
+
+export interface Surface {
+  tools?: Record<string, unknown>[];
+  prompts?: Record<string, unknown>[];
+  resources?: Record<string, unknown>[];
+  resourceTemplates?: Record<string, unknown>[];
+  instructions?: string;
+}
+
+export const surfaceStrings = (s: Surface): VisibleString[] => [
+  ...(s.tools ?? []).flatMap(toolStrings),
+  ...(s.prompts ?? []).flatMap(promptStrings),
+  ...(s.resources ?? []).flatMap((r) => resourceStrings(r, 'resource')),
+  ...(s.resourceTemplates ?? []).flatMap((r) => resourceStrings(r, 'resourceTemplate')),
+  ...(s.instructions ? [{ kind: 'instructions' as const, item: 'instructions', field: 'instructions', text: s.instructions }] : []),
+];
+
+/** Scans a whole upstream surface. Empty result = admitted by layer two. */
+export const scanSurface = (s: Surface): Finding[] => scanStrings(surfaceStrings(s));
+
+export const scanTool = (tool: Record<string, unknown>): Finding[] => scanStrings(toolStrings(tool));
