@@ -15,6 +15,9 @@ usage:
   lanegate token issue --lane L [--ttl 30d] [--format json|claude|codex] [--url U] [--quiet] [--policy F]
   lanegate init   [--policy F] [--demo-secrets]
   lanegate schema              (prints the policy JSON Schema)
+  lanegate scan   [FILE|-]     (vets a tools/list result; exit 1 if any tool is refused)
+  lanegate inspect SERVER [--tool T] [--policy F]
+  lanegate trust  SERVER [--tool T] --reviewed-by WHO [--note N] [--policy F]
 
 The policy defaults to $LANEGATE_POLICY or ./lanegate.yaml.
 `;
@@ -60,6 +63,32 @@ const main = async (argv: string[]): Promise<number> => {
         demo: values.demo ?? false,
         printLaneConfigs: !(values['no-lane-configs'] ?? false),
       });
+    }
+    case 'scan': {
+      const { runScan } = await import('./guard.js');
+      return runScan(rest[0]);
+    }
+    case 'trust':
+    case 'inspect': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { policy: { type: 'string', short: 'p' }, tool: { type: 'string' }, 'reviewed-by': { type: 'string' }, note: { type: 'string' } },
+      });
+      const server = positionals[0];
+      if (!server) {
+        process.stderr.write(`${cmd} needs a SERVER\n`);
+        return 2;
+      }
+      const policy = loadOrReport(values.policy ?? defaultPolicy);
+      if (!policy) return 1;
+      const g = await import('./guard.js');
+      if (cmd === 'inspect') return g.runInspect(policy, server, values.tool);
+      if (!values['reviewed-by']) {
+        process.stderr.write('trust needs --reviewed-by WHO: an override is a reviewed decision with a name on it\n');
+        return 2;
+      }
+      return g.runTrust(policy, server, values.tool, values['reviewed-by'], values.note);
     }
     case 'token': {
       const [sub, ...args] = rest;

@@ -13,7 +13,7 @@ const metaProblem = (path: PathProblem['path'], value: string): PathProblem | un
   const m = SHELL_META.exec(value);
   if (!m) return undefined;
   const shown = m[0] === '\n' ? '\\n' : m[0] === '\r' ? '\\r' : m[0];
-  return { path, message: `layer one (structural): shell metacharacter "${shown}" refused; arguments are argv items, never shell text` };
+  return { path, value, message: `layer one (structural): shell metacharacter "${shown}" refused; arguments are argv items, never shell text` };
 };
 
 const SECRET_REF = /\{secret:([^}]*)\}/g;
@@ -39,6 +39,7 @@ export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
       problems.push({
         path: ['servers', serverName, 'prefix'],
         message: `layer one (structural): prefix "${s.prefix}" is already claimed by server "${owner}"; prefixes must be unique`,
+        value: s.prefix,
       });
     } else {
       prefixOwner.set(s.prefix, serverName);
@@ -48,6 +49,7 @@ export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
         problems.push({
           path: ['servers', serverName, 'stdio', 'command'],
           message: `layer one (structural): command "${s.stdio.command}" is not on the allowlist (declare it under commands)`,
+          value: s.stdio.command,
         });
       }
       push(metaProblem(['servers', serverName, 'stdio', 'command'], s.stdio.command));

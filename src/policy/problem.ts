@@ -5,6 +5,10 @@ export interface PolicyProblem {
   col: number;
   path: string;
   message: string;
+  /** The offending value, for layer-one refusals. */
+  value?: string;
+  /** The raw document path. */
+  at?: ReadonlyArray<string | number>;
 }
 
 export type ProblemPath = ReadonlyArray<string | number>;
@@ -13,6 +17,7 @@ export type ProblemPath = ReadonlyArray<string | number>;
 export interface PathProblem {
   path: ProblemPath;
   message: string;
+  value?: string;
 }
 
 export const formatPath = (path: ProblemPath): string =>

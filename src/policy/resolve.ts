@@ -18,7 +18,7 @@ export const resolveCommands = (
   for (const [name, cmd] of Object.entries(doc.commands)) {
     const p = expandPlaceholders(cmd.path, { policyDir, stateDir: '', node: nodePath });
     if (!path.isAbsolute(p)) {
-      problems.push({ path: ['commands', name, 'path'], message: `layer one (structural): "${cmd.path}" is not an absolute path` });
+      problems.push({ path: ['commands', name, 'path'], value: cmd.path, message: `layer one (structural): "${cmd.path}" is not an absolute path` });
       continue;
     }
     try {
@@ -27,7 +27,7 @@ export const resolveCommands = (
       accessSync(real, constants.X_OK);
       resolved[name] = real;
     } catch {
-      problems.push({ path: ['commands', name, 'path'], message: `layer one (structural): "${p}" is not an executable file` });
+      problems.push({ path: ['commands', name, 'path'], value: p, message: `layer one (structural): "${p}" is not an executable file` });
     }
   }
   return { resolved, problems };

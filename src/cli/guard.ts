@@ -1,0 +1,104 @@
+import { readFileSync } from 'node:fs';
+import { FINDING_TEXT, type Finding, scanTool } from '../guard/scanner.js';
+import { formatRefusal, semanticRemedy } from '../guard/refusal.js';
+import { escapeUntrusted } from '../log/escape.js';
+import type { Policy } from '../policy/model.js';
+import { readGuard } from '../records/guard-file.js';
+import { addTrust, readTrust } from '../records/trust-file.js';
+
+/** `lanegate scan [FILE|-]`: vet a tools/list result before adding a server. Exit 1 if any tool is refused. */
+export const runScan = (file: string | undefined): number => {
+  const text = readFileSync(file === undefined || file === '-' ? 0 : file, 'utf8');
+  const doc = JSON.parse(text) as unknown;
+  const root = (doc as { result?: unknown }).result ?? doc;
+  const tools = Array.isArray(root) ? root : ((root as { tools?: unknown }).tools as unknown[] | undefined);
+  if (!Array.isArray(tools)) {
+    process.stderr.write('expected a tools/list result ({"tools": [...]}) or an array of tool definitions\n');
+    return 2;
+  }
+  let refused = 0;
+  for (const t of tools as Record<string, unknown>[]) {
+    const findings = scanTool(t);
+    if (findings.length > 0) refused += 1;
+    const out = {
+      tool: String(t.name ?? ''),
+      verdict: findings.length > 0 ? 'refuse' : 'allow',
+      findings: findings.map((f) => ({ code: f.code, finding: f.finding, field: f.field, matched: f.matched })),
+    };
+    process.stdout.write(`${JSON.stringify(out)}\n`);
+  }
+  return refused > 0 ? 1 : 0;
+};
+
+/** `lanegate trust SERVER [--tool T] --reviewed-by WHO [--note N]`: override findings, pinned to the exact surface. */
+export const runTrust = (policy: Policy, server: string, tool: string | undefined, reviewedBy: string, note: string | undefined): number => {
+  if (!policy.servers[server]) {
+    process.stderr.write(`server "${server}" is not in the policy\n`);
+    return 2;
+  }
+  const rec = readGuard(policy.gateway.stateDir).servers[server];
+  const open = (rec?.findings ?? []).filter((f) => tool === undefined || f.item === tool);
+  if (!rec || open.length === 0) {
+    process.stderr.write(
+      `nothing to trust: the guard has no open finding for ${tool ? `tool "${tool}" of ` : ''}"${server}" (see lanegate inspect ${server})\n`,
+    );
+    return 1;
+  }
+  const at = new Date().toISOString();
+  const items = [...new Map(open.map((f) => [`${f.kind}:${f.item}`, f])).values()];
+  const overrides = items.flatMap((f) => {
+    const hash = rec.itemHashes[`${f.kind}:${f.item}`];
+    return hash ? [{ server, kind: f.kind, item: f.item, hash, reviewedBy, ...(note ? { note } : {}), at }] : [];
+  });
+  addTrust(policy.gateway.stateDir, overrides);
+  for (const o of overrides) {
+    process.stdout.write(`trusted ${o.kind} "${escapeUntrusted(o.item)}" of "${server}" as reviewed by ${reviewedBy}, pinned to ${o.hash.slice(0, 16)}…; any change re-opens it\n`);
+  }
+  process.stdout.write('the running gateway picks this up on the next request\n');
+  return 0;
+};
+
+const showFinding = (f: Finding): string => `  - ${f.code} (${FINDING_TEXT[f.code]}) in ${f.kind} "${escapeUntrusted(f.item)}" ${f.field}\n      matched: "${escapeUntrusted(f.matched, 240)}"`;
+
+/** `lanegate inspect SERVER [--tool T]`: surface, findings, pinned hash, overrides and drift, from the records. */
+export const runInspect = (policy: Policy, server: string, tool: string | undefined): number => {
+  const s = policy.servers[server];
+  if (!s) {
+    process.stderr.write(`server "${server}" is not in the policy\n`);
+    return 2;
+  }
+  const rec = readGuard(policy.gateway.stateDir).servers[server];
+  const out: string[] = [`server "${server}" (prefix ${s.prefix}, domain ${s.domain})`];
+  if (!rec) {
+    out.push('  not seen yet: the guard scans a surface when a lane first uses the server');
+    process.stdout.write(`${out.join('\n')}\n`);
+    return 0;
+  }
+  out.push(`  guard:        ${rec.status} (seen ${rec.seenAt})`);
+  out.push(`  surface hash: ${rec.surfaceHash}`);
+  out.push(`  pinned hash:  ${rec.pinnedHash ?? '(none: never admitted)'}`);
+  const findings = rec.findings.filter((f) => !tool || f.item === tool);
+  out.push(`  findings:     ${findings.length === 0 ? 'none' : ''}`);
+  out.push(...findings.map(showFinding));
+  const first = findings[0];
+  if (first) {
+    out.push('', formatRefusal({ upstream: server, lanes: Object.values(policy.lanes).filter((l) => l.servers.includes(server)).map((l) => l.name), layer: 'semantic', tool: first.item, finding: first.finding, matched: first.matched, action: 'upstream not registered; lanes served without it', remedy: semanticRemedy(server, first.item), when: 'admission' }), '');
+  }
+  const trusted = readTrust(policy.gateway.stateDir).filter((o) => o.server === server && (!tool || o.item === tool));
+  out.push(`  overrides:    ${trusted.length === 0 ? 'none' : ''}`);
+  for (const o of trusted) {
+    const current = rec.itemHashes[`${o.kind}:${o.item}`];
+    out.push(`  - ${o.kind} "${escapeUntrusted(o.item)}" reviewed by ${o.reviewedBy} at ${o.at}${o.note ? ` (${escapeUntrusted(o.note)})` : ''}: ${current === o.hash ? 'covers the current surface' : 'STALE: the item changed since review'}`);
+  }
+  out.push(`  drift:        ${rec.drift.length === 0 ? 'none' : ''}`);
+  for (const d of rec.drift.slice(-10)) {
+    out.push(`  - ${d.at} ${d.from.slice(0, 12)} → ${d.to.slice(0, 12)} (${d.outcome}): ${d.changes.map((c) => `${c.kind} ${escapeUntrusted(c.item)} ${c.change}`).join(', ')}`);
+  }
+  const tools = (rec.surface.tools ?? []).filter((t) => !tool || t.name === tool);
+  out.push(`  tools (${tools.length}):`);
+  for (const t of tools) {
+    out.push(tool ? JSON.stringify(t, null, 2).replace(/^/gm, '    ') : `  - ${escapeUntrusted(t.name)}: ${escapeUntrusted(String(t.description ?? ''), 160)}`);
+  }
+  process.stdout.write(`${out.join('\n')}\n`);
+  return 0;
+};
