@@ -31,7 +31,13 @@ export const runScan = (file: string | undefined): number => {
 };
 
 /** `lanegate trust SERVER [--tool T] --reviewed-by WHO [--note N]`: override findings, pinned to the exact surface. */
-export const runTrust = (policy: Policy, server: string, tool: string | undefined, reviewedBy: string, note: string | undefined): number => {
+export const runTrust = (
+  policy: Policy,
+  server: string,
+  tool: string | undefined,
+  reviewedBy: string,
+  note: string | undefined,
+): number => {
   if (!policy.servers[server]) {
     process.stderr.write(`server "${server}" is not in the policy\n`);
     return 2;
@@ -52,13 +58,16 @@ export const runTrust = (policy: Policy, server: string, tool: string | undefine
   });
   addTrust(policy.gateway.stateDir, overrides);
   for (const o of overrides) {
-    process.stdout.write(`trusted ${o.kind} "${escapeUntrusted(o.item)}" of "${server}" as reviewed by ${reviewedBy}, pinned to ${o.hash.slice(0, 16)}…; any change re-opens it\n`);
+    process.stdout.write(
+      `trusted ${o.kind} "${escapeUntrusted(o.item)}" of "${server}" as reviewed by ${reviewedBy}, pinned to ${o.hash.slice(0, 16)}…; any change re-opens it\n`,
+    );
   }
   process.stdout.write('the running gateway picks this up on the next request\n');
   return 0;
 };
 
-const showFinding = (f: Finding): string => `  - ${f.code} (${FINDING_TEXT[f.code]}) in ${f.kind} "${escapeUntrusted(f.item)}" ${f.field}\n      matched: "${escapeUntrusted(f.matched, 240)}"`;
+const showFinding = (f: Finding): string =>
+  `  - ${f.code} (${FINDING_TEXT[f.code]}) in ${f.kind} "${escapeUntrusted(f.item)}" ${f.field}\n      matched: "${escapeUntrusted(f.matched, 240)}"`;
 
 /** `lanegate inspect SERVER [--tool T]`: surface, findings, pinned hash, overrides and drift, from the records. */
 export const runInspect = (policy: Policy, server: string, tool: string | undefined): number => {
@@ -82,22 +91,46 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
   out.push(...findings.map(showFinding));
   const first = findings[0];
   if (first) {
-    out.push('', formatRefusal({ upstream: server, lanes: Object.values(policy.lanes).filter((l) => l.servers.includes(server)).map((l) => l.name), layer: 'semantic', tool: first.item, finding: first.finding, matched: first.matched, action: 'upstream not registered; lanes served without it', remedy: semanticRemedy(server, first.item), when: 'admission' }), '');
+    out.push(
+      '',
+      formatRefusal({
+        upstream: server,
+        lanes: Object.values(policy.lanes)
+          .filter((l) => l.servers.includes(server))
+          .map((l) => l.name),
+        layer: 'semantic',
+        tool: first.item,
+        finding: first.finding,
+        matched: first.matched,
+        action: 'upstream not registered; lanes served without it',
+        remedy: semanticRemedy(server, first.item),
+        when: 'admission',
+      }),
+      '',
+    );
   }
   const trusted = readTrust(policy.gateway.stateDir).filter((o) => o.server === server && (!tool || o.item === tool));
   out.push(`  overrides:    ${trusted.length === 0 ? 'none' : ''}`);
   for (const o of trusted) {
     const current = rec.itemHashes[`${o.kind}:${o.item}`];
-    out.push(`  - ${o.kind} "${escapeUntrusted(o.item)}" reviewed by ${o.reviewedBy} at ${o.at}${o.note ? ` (${escapeUntrusted(o.note)})` : ''}: ${current === o.hash ? 'covers the current surface' : 'STALE: the item changed since review'}`);
+    out.push(
+      `  - ${o.kind} "${escapeUntrusted(o.item)}" reviewed by ${o.reviewedBy} at ${o.at}${o.note ? ` (${escapeUntrusted(o.note)})` : ''}: ${current === o.hash ? 'covers the current surface' : 'STALE: the item changed since review'}`,
+    );
   }
   out.push(`  drift:        ${rec.drift.length === 0 ? 'none' : ''}`);
   for (const d of rec.drift.slice(-10)) {
-    out.push(`  - ${d.at} ${d.from.slice(0, 12)} → ${d.to.slice(0, 12)} (${d.outcome}): ${d.changes.map((c) => `${c.kind} ${escapeUntrusted(c.item)} ${c.change}`).join(', ')}`);
+    out.push(
+      `  - ${d.at} ${d.from.slice(0, 12)} → ${d.to.slice(0, 12)} (${d.outcome}): ${d.changes.map((c) => `${c.kind} ${escapeUntrusted(c.item)} ${c.change}`).join(', ')}`,
+    );
   }
   const tools = (rec.surface.tools ?? []).filter((t) => !tool || t.name === tool);
   out.push(`  tools (${tools.length}):`);
   for (const t of tools) {
-    out.push(tool ? JSON.stringify(t, null, 2).replace(/^/gm, '    ') : `  - ${escapeUntrusted(t.name)}: ${escapeUntrusted(String(t.description ?? ''), 160)}`);
+    out.push(
+      tool
+        ? JSON.stringify(t, null, 2).replace(/^/gm, '    ')
+        : `  - ${escapeUntrusted(t.name)}: ${escapeUntrusted(String(t.description ?? ''), 160)}`,
+    );
   }
   process.stdout.write(`${out.join('\n')}\n`);
   return 0;

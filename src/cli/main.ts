@@ -73,7 +73,12 @@ const main = async (argv: string[]): Promise<number> => {
       const { values, positionals } = parseArgs({
         args: rest,
         allowPositionals: true,
-        options: { policy: { type: 'string', short: 'p' }, tool: { type: 'string' }, 'reviewed-by': { type: 'string' }, note: { type: 'string' } },
+        options: {
+          policy: { type: 'string', short: 'p' },
+          tool: { type: 'string' },
+          'reviewed-by': { type: 'string' },
+          note: { type: 'string' },
+        },
       });
       const server = positionals[0];
       if (!server) {

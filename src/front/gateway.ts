@@ -113,7 +113,10 @@ export class Gateway {
     try {
       writeGuard(this.policy.gateway.stateDir, this.guard);
     } catch (e) {
-      this.log.error({ event: 'records_write_failed', file: 'guard.json', detail: e instanceof Error ? e.message : 'unknown' }, 'could not write guard records');
+      this.log.error(
+        { event: 'records_write_failed', file: 'guard.json', detail: e instanceof Error ? e.message : 'unknown' },
+        'could not write guard records',
+      );
     }
     const lanes = lanesAffected(this.policy, key, r.server, 'all');
     this.catalog.invalidate(lanes);

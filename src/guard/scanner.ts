@@ -1,5 +1,5 @@
 import { findHidden, normalise } from './normalize.js';
-import { PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
+import { PARAM_NAME_STRONG, PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
 import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
 
 export type FindingCode =
@@ -12,19 +12,21 @@ export type FindingCode =
   | 'exfiltration'
   | 'exfiltration_parameter'
   | 'cross_tool_steering'
-  | 'agent_directive';
+  | 'agent_directive'
+  | 'dangerous_command';
 
 export const FINDING_TEXT: Record<FindingCode, string> = {
   hidden_characters: 'hidden characters (zero-width, bidi or Unicode tag) in model-visible text',
   hidden_markup: 'markup aimed at the model (<IMPORTANT>-style block, HTML comment or chat template)',
   encoded_payload: 'long encoded blob in model-visible text',
-  instruction_override: 'instruction to override the agent\'s other instructions',
+  instruction_override: "instruction to override the agent's other instructions",
   concealment: 'instruction to keep something from the user',
   credential_access: 'imperative instruction directed at the agent + credential path',
   exfiltration: 'instruction to send data to a destination the user did not choose',
   exfiltration_parameter: 'parameter asks for the conversation, credentials or key material',
   cross_tool_steering: 'steers how the agent uses other tools',
   agent_directive: 'imperative instructions directed at the agent',
+  dangerous_command: 'a destructive or remote-shell command the agent is steered to run',
 };
 
 export interface Finding {
@@ -53,7 +55,12 @@ const MAX_MATCHED = 200;
 
 /** The sentence around a match: what an operator needs to see to judge it. */
 const sentenceAround = (text: string, index: number, length: number): string => {
-  const starts = [text.lastIndexOf('. ', index), text.lastIndexOf('! ', index), text.lastIndexOf('? ', index), text.lastIndexOf('\n', index)];
+  const starts = [
+    text.lastIndexOf('. ', index),
+    text.lastIndexOf('! ', index),
+    text.lastIndexOf('? ', index),
+    text.lastIndexOf('\n', index),
+  ];
   const start = Math.max(...starts) + 1;
   const endCandidates = ['. ', '! ', '? ', '\n'].map((d) => text.indexOf(d, index + length)).filter((i) => i >= 0);
   const end = endCandidates.length > 0 ? Math.min(...endCandidates) + 1 : text.length;
@@ -75,7 +82,13 @@ const decodeBase64Text = (blob: string): string | undefined => {
 const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
   const out: Signal[] = [];
   for (const h of findHidden(v.text)) {
-    out.push({ cls: 'hidden', weight: 'strong', id: h.kind, at: v, matched: h.decoded ? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")` : h.shown });
+    out.push({
+      cls: 'hidden',
+      weight: 'strong',
+      id: h.kind,
+      at: v,
+      matched: h.decoded ? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")` : h.shown,
+    });
   }
   const text = normalise(v.text);
   for (const r of RULES) {
@@ -84,8 +97,12 @@ const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
   }
   if (v.parameter !== undefined) {
     const m = PARAM_TARGET.exec(text);
-    if (m && !v.field.endsWith('(name)')) out.push({ cls: 'param', weight: 'strong', id: 'param-target', at: v, matched: sentenceAround(text, m.index, m[0].length) });
-    if (v.field.endsWith('(name)') && PARAM_NAME_TARGET.test(text)) out.push({ cls: 'param', weight: 'medium', id: 'param-name', at: v, matched: text });
+    if (m && !v.field.endsWith('(name)'))
+      out.push({ cls: 'param', weight: 'strong', id: 'param-target', at: v, matched: sentenceAround(text, m.index, m[0].length) });
+    if (v.field.endsWith('(name)') && PARAM_NAME_TARGET.test(text))
+      out.push({ cls: 'param', weight: 'medium', id: 'param-name', at: v, matched: text });
+    if (v.field.endsWith('(name)') && PARAM_NAME_STRONG.test(text))
+      out.push({ cls: 'param', weight: 'strong', id: 'param-name-strong', at: v, matched: text });
   }
   if (depth === 0) {
     for (const m of text.matchAll(B64)) {
@@ -93,7 +110,13 @@ const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
       const inner = decoded ? signalsOf({ ...v, field: `${v.field}(base64)`, text: decoded }, 1) : [];
       const loud = inner.some((s) => s.weight !== 'weak');
       if (loud || m[0].length >= 160) {
-        out.push({ cls: 'blob', weight: 'strong', id: 'base64', at: v, matched: `${m[0].slice(0, 60)}…${decoded ? ` (decodes to "${decoded.slice(0, 120)}")` : ''}` });
+        out.push({
+          cls: 'blob',
+          weight: 'strong',
+          id: 'base64',
+          at: v,
+          matched: `${m[0].slice(0, 60)}…${decoded ? ` (decodes to "${decoded.slice(0, 120)}")` : ''}`,
+        });
       }
       out.push(...inner);
     }
@@ -128,11 +151,16 @@ const decide = (sigs: Signal[]): Finding[] => {
   };
   add('hidden_characters', has(sigs, 'hidden', 'strong'));
   add('hidden_markup', has(sigs, 'markup', 'strong'));
+  // An HTML comment is hidden from people but read by the model: refused when it says anything aimed at the agent.
+  const comment = has(sigs, 'markup', 'medium');
+  if (comment && sigs.some((s) => s !== comment && s.cls !== 'sensitive')) add('hidden_markup', comment);
   add('encoded_payload', has(sigs, 'blob', 'strong'));
   add('instruction_override', has(sigs, 'override', 'strong'));
   add('concealment', has(sigs, 'conceal', 'strong'));
   add('exfiltration_parameter', has(sigs, 'param', 'strong'));
   add('cross_tool_steering', has(sigs, 'crosstool', 'strong'));
+  add('credential_access', has(sigs, 'harvest', 'strong'));
+  add('dangerous_command', has(sigs, 'command', 'strong'));
 
   const directive = has(sigs, 'directive');
   const exfil = has(sigs, 'exfil', 'medium');
@@ -140,7 +168,8 @@ const decide = (sigs: Signal[]): Finding[] => {
   const conceal = has(sigs, 'conceal');
   const cross = has(sigs, 'crosstool', 'medium');
   const paramName = has(sigs, 'param', 'medium');
-  if (secretStrong && (directive || exfil || conceal)) add('credential_access', directive && directive.id !== 'very-important' ? directive : secretStrong);
+  if (secretStrong && (directive || exfil || conceal))
+    add('credential_access', directive && directive.id !== 'very-important' ? directive : secretStrong);
   if (exfil && (directive || has(sigs, 'sensitive') || conceal)) add('exfiltration', exfil);
   if (cross && (directive || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
   if (conceal && (directive || exfil)) add('concealment', conceal);

@@ -18,15 +18,24 @@ export interface VisibleString {
 
 const MAX_DEPTH = 12;
 
-const schemaStrings = (schema: unknown, base: string, item: string, kind: SurfaceKind, out: VisibleString[], depth = 0, param?: string): void => {
+const schemaStrings = (
+  schema: unknown,
+  base: string,
+  item: string,
+  kind: SurfaceKind,
+  out: VisibleString[],
+  depth = 0,
+  param?: string,
+): void => {
   if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object') return;
   if (Array.isArray(schema)) {
-    schema.forEach((s, i) => schemaStrings(s, `${base}[${i}]`, item, kind, out, depth + 1, param));
+    for (const [i, s] of schema.entries()) schemaStrings(s, `${base}[${i}]`, item, kind, out, depth + 1, param);
     return;
   }
   const o = schema as Record<string, unknown>;
   const push = (field: string, v: unknown): void => {
-    if (typeof v === 'string' && v.length > 0) out.push({ kind, item, field: `${base}.${field}`, text: v, ...(param ? { parameter: param } : {}) });
+    if (typeof v === 'string' && v.length > 0)
+      out.push({ kind, item, field: `${base}.${field}`, text: v, ...(param ? { parameter: param } : {}) });
   };
   push('title', o.title);
   push('description', o.description);
@@ -34,12 +43,21 @@ const schemaStrings = (schema: unknown, base: string, item: string, kind: Surfac
   push('pattern', o.pattern);
   for (const key of ['enum', 'examples'] as const) {
     const arr = o[key];
-    if (Array.isArray(arr)) arr.forEach((v, i) => push(`${key}[${i}]`, v));
+    if (Array.isArray(arr)) for (const [i, v] of arr.entries()) push(`${key}[${i}]`, v);
   }
   for (const key of ['default', 'const'] as const) {
     const v = o[key];
     if (typeof v === 'string') push(key, v);
-    else if (v !== null && typeof v === 'object') schemaStrings({ examples: JSON.stringify(v) === '{}' ? [] : [JSON.stringify(v)] }, `${base}.${key}`, item, kind, out, depth + 1, param);
+    else if (v !== null && typeof v === 'object')
+      schemaStrings(
+        { examples: JSON.stringify(v) === '{}' ? [] : [JSON.stringify(v)] },
+        `${base}.${key}`,
+        item,
+        kind,
+        out,
+        depth + 1,
+        param,
+      );
   }
   for (const key of ['properties', 'patternProperties', '$defs', 'definitions'] as const) {
     const props = o[key];

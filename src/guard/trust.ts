@@ -17,7 +17,11 @@ export interface TrustOverride {
 export const hashOfItem = (s: Surface, kind: Finding['kind'], item: string): string | undefined => {
   if (kind === 'instructions') return s.instructions === undefined ? undefined : sha256(s.instructions);
   const list = kind === 'tool' ? s.tools : kind === 'prompt' ? s.prompts : kind === 'resource' ? s.resources : s.resourceTemplates;
-  const found = (list ?? []).find((i) => String(i.name ?? i.uri ?? i.uriTemplate ?? '') === item || (kind !== 'tool' && kind !== 'prompt' && (i.uri === item || i.uriTemplate === item)));
+  const found = (list ?? []).find(
+    (i) =>
+      String(i.name ?? i.uri ?? i.uriTemplate ?? '') === item ||
+      (kind !== 'tool' && kind !== 'prompt' && (i.uri === item || i.uriTemplate === item)),
+  );
   return found ? itemHash(found) : undefined;
 };
 

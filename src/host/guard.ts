@@ -72,7 +72,10 @@ export class HostGuard {
     const trusted = all.filter((f) => !open.includes(f));
     const prev = this.state.get(server);
     const pinned = prev?.pinned;
-    const drift = pinned !== undefined && pinned !== hash && prev ? { from: pinned, to: hash, changes: diffSurfaces(prev.surface, surface) } : undefined;
+    const drift =
+      pinned !== undefined && pinned !== hash && prev
+        ? { from: pinned, to: hash, changes: diffSurfaces(prev.surface, surface) }
+        : undefined;
     const itemHashes: Record<string, string> = {};
     for (const f of all) {
       const h = hashOfItem(surface, f.kind, f.item);
@@ -89,21 +92,50 @@ export class HostGuard {
         tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
         finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more finding${open.length > 2 ? 's' : ''})` : ''}`,
         matched: first.matched,
-        action: drift ? 'upstream withdrawn from every lane at once; lanes served without it' : 'upstream not registered; lanes served without it',
+        action: drift
+          ? 'upstream withdrawn from every lane at once; lanes served without it'
+          : 'upstream not registered; lanes served without it',
         remedy: semanticRemedy(server, first.item),
         when: drift ? 'drift' : 'admission',
       };
       this.state.set(server, { status: 'refused', ...(pinned !== undefined ? { pinned } : {}), surface, refusal });
-      this.log.error({ event: 'guard_refused', server, layer: 'semantic', code: first.code, field: first.field }, `\n${formatRefusal(refusal)}`);
-      this.report({ server, status: 'refused', surfaceHash: hash, ...(pinned ? { pinnedHash: pinned } : {}), surface, findings: open, trusted, itemHashes, ...(drift ? { drift } : {}), refusal });
+      this.log.error(
+        { event: 'guard_refused', server, layer: 'semantic', code: first.code, field: first.field },
+        `\n${formatRefusal(refusal)}`,
+      );
+      this.report({
+        server,
+        status: 'refused',
+        surfaceHash: hash,
+        ...(pinned ? { pinnedHash: pinned } : {}),
+        surface,
+        findings: open,
+        trusted,
+        itemHashes,
+        ...(drift ? { drift } : {}),
+        refusal,
+      });
       return 'refused';
     }
     this.state.set(server, { status: 'admitted', pinned: hash, surface });
     if (drift) {
-      this.log.warn({ event: 'guard_drift', server, from: drift.from.slice(0, 12), to: hash.slice(0, 12), changes: drift.changes }, `surface of "${server}" changed; re-scanned clean, pinned the new surface`);
+      this.log.warn(
+        { event: 'guard_drift', server, from: drift.from.slice(0, 12), to: hash.slice(0, 12), changes: drift.changes },
+        `surface of "${server}" changed; re-scanned clean, pinned the new surface`,
+      );
     }
     if (!prev || prev.pinned !== hash || prev.status !== 'admitted') {
-      this.report({ server, status: 'admitted', surfaceHash: hash, pinnedHash: hash, surface, findings: [], trusted, itemHashes, ...(drift ? { drift } : {}) });
+      this.report({
+        server,
+        status: 'admitted',
+        surfaceHash: hash,
+        pinnedHash: hash,
+        surface,
+        findings: [],
+        trusted,
+        itemHashes,
+        ...(drift ? { drift } : {}),
+      });
     }
     return 'admitted';
   }

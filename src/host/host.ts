@@ -39,7 +39,10 @@ export class Host {
     this.guard = new HostGuard(
       cfg.stateDir,
       cfg.pins ?? {},
-      (server) => Object.entries(cfg.lanes).filter(([, servers]) => servers.includes(server)).map(([lane]) => lane),
+      (server) =>
+        Object.entries(cfg.lanes)
+          .filter(([, servers]) => servers.includes(server))
+          .map(([lane]) => lane),
       (r) => this.out.notify('lanegate/guard', { ...r }),
       log,
     );
@@ -168,7 +171,8 @@ export class Host {
 
   private async fetchSurface(conn: UpstreamConn, timeoutMs: number): Promise<Surface> {
     const caps = conn.init.capabilities;
-    const get = (m: ListMethod, field: string, on: boolean): Promise<Params[]> => (on ? this.fetchAll(conn, m, field, timeoutMs) : Promise.resolve([]));
+    const get = (m: ListMethod, field: string, on: boolean): Promise<Params[]> =>
+      on ? this.fetchAll(conn, m, field, timeoutMs) : Promise.resolve([]);
     const [tools, prompts, resources, resourceTemplates] = await Promise.all([
       get('tools/list', 'tools', caps.tools !== undefined),
       get('prompts/list', 'prompts', caps.prompts !== undefined),

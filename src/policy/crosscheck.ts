@@ -13,7 +13,11 @@ const metaProblem = (path: PathProblem['path'], value: string): PathProblem | un
   const m = SHELL_META.exec(value);
   if (!m) return undefined;
   const shown = m[0] === '\n' ? '\\n' : m[0] === '\r' ? '\\r' : m[0];
-  return { path, value, message: `layer one (structural): shell metacharacter "${shown}" refused; arguments are argv items, never shell text` };
+  return {
+    path,
+    value,
+    message: `layer one (structural): shell metacharacter "${shown}" refused; arguments are argv items, never shell text`,
+  };
 };
 
 const SECRET_REF = /\{secret:([^}]*)\}/g;

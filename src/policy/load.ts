@@ -50,7 +50,14 @@ export const validatePolicyText = (text: string, file: string, opts: LoadOptions
   if (problems.length > 0) return { problems };
 
   const at = (list: PathProblem[]): PolicyProblem[] =>
-    list.map((p) => ({ file, ...positionOf(doc, lc, p.path), path: formatPath(p.path), message: p.message, at: p.path, ...(p.value !== undefined ? { value: p.value } : {}) }));
+    list.map((p) => ({
+      file,
+      ...positionOf(doc, lc, p.path),
+      path: formatPath(p.path),
+      message: p.message,
+      at: p.path,
+      ...(p.value !== undefined ? { value: p.value } : {}),
+    }));
 
   const parsed = policySchema.safeParse(doc.toJS());
   if (!parsed.success) {

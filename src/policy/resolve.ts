@@ -18,7 +18,11 @@ export const resolveCommands = (
   for (const [name, cmd] of Object.entries(doc.commands)) {
     const p = expandPlaceholders(cmd.path, { policyDir, stateDir: '', node: nodePath });
     if (!path.isAbsolute(p)) {
-      problems.push({ path: ['commands', name, 'path'], value: cmd.path, message: `layer one (structural): "${cmd.path}" is not an absolute path` });
+      problems.push({
+        path: ['commands', name, 'path'],
+        value: cmd.path,
+        message: `layer one (structural): "${cmd.path}" is not an absolute path`,
+      });
       continue;
     }
     try {

@@ -26,7 +26,7 @@ export const guardFile = (stateDir: string): string => path.join(recordsDir(stat
 
 export const readGuard = (stateDir: string): GuardFile => {
   const j = readJson(guardFile(stateDir)) as GuardFile | undefined;
-  if (!j || j.schema !== 1 || typeof j.servers !== 'object' || j.servers === null) return { schema: 1, servers: {} };
+  if (j?.schema !== 1 || typeof j.servers !== 'object' || j.servers === null) return { schema: 1, servers: {} };
   return j;
 };
 

@@ -41,7 +41,15 @@ describe('two lanes, two loadouts, both protocol eras', () => {
         assert.ok(aTools.includes('every_echo'), `alpha sees every_echo: ${aTools.join(',')}`);
         assert.ok(aTools.includes('fix_echo'));
         assert.ok(aTools.every((n) => n.startsWith('every_') || n.startsWith('fix_')));
-        assert.deepEqual(bTools.sort(), ['fix_count', 'fix_crash', 'fix_echo', 'fix_mutate', 'fix_pid', 'fix_secret_fingerprint', 'fix_sleep']);
+        assert.deepEqual(bTools.sort(), [
+          'fix_count',
+          'fix_crash',
+          'fix_echo',
+          'fix_mutate',
+          'fix_pid',
+          'fix_secret_fingerprint',
+          'fix_sleep',
+        ]);
         const r = await a.callTool({ name: 'every_echo', arguments: { message: `hello-${era}` } });
         assert.match(textOf(r), new RegExp(`hello-${era}`));
         const rb = await b.callTool({ name: 'fix_echo', arguments: { text: `beta-${era}` } });

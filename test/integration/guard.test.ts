@@ -27,11 +27,15 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
   let two: string;
   const tools = async (token: string): Promise<string[]> => {
     const r = await modernPost(gw.url, token, 1, 'tools/list');
-    return ((r.json?.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
+    return ((r.json?.result as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((t) => t.name);
   };
   const call = async (token: string, name: string, args: Record<string, unknown> = {}) => {
     const r = await modernPost(gw.url, token, 2, 'tools/call', { name, arguments: args });
-    return { status: r.status, text: textOf(r.json?.result ?? {}), isError: (r.json?.result as { isError?: boolean } | undefined)?.isError === true };
+    return {
+      status: r.status,
+      text: textOf(r.json?.result ?? {}),
+      isError: (r.json?.result as { isError?: boolean } | undefined)?.isError === true,
+    };
   };
 
   before(async () => {
@@ -61,7 +65,15 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
   it('logs the refusal in the operator format', async () => {
     const log = await waitFor(() => (gw.stderr().includes('REFUSED upstream "bad"') ? gw.stderr() : ''), 5000);
     const block = log.slice(log.indexOf('REFUSED upstream "bad"'));
-    for (const label of ['layer:    semantic', 'tool:     echo', 'finding:  ', 'matched:  "', 'action:   upstream not registered', 'remedy:   lanegate inspect bad --tool echo', 'override with: lanegate trust bad --tool echo']) {
+    for (const label of [
+      'layer:    semantic',
+      'tool:     echo',
+      'finding:  ',
+      'matched:  "',
+      'action:   upstream not registered',
+      'remedy:   lanegate inspect bad --tool echo',
+      'override with: lanegate trust bad --tool echo',
+    ]) {
       assert.ok(block.includes(label), `refusal block has "${label}":\n${block.slice(0, 800)}`);
     }
     assert.match(log, /"event":"guard_refused","server":"bad"/);
@@ -74,7 +86,9 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
     assert.match(String(ins.stdout), /hidden_markup|credential_access/);
     const t = await cli(['trust', 'bad', '--tool', 'echo', '--reviewed-by', 'sec-review', '--note', 'fixture', '--policy', gw.policyFile]);
     assert.equal(t.exitCode, 0, String(t.stderr));
-    const trust = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/trust.json'), 'utf8')) as { overrides: { item: string; hash: string; reviewedBy: string }[] };
+    const trust = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/trust.json'), 'utf8')) as {
+      overrides: { item: string; hash: string; reviewedBy: string }[];
+    };
     assert.equal(trust.overrides[0]?.reviewedBy, 'sec-review');
     const names = await waitFor(async () => ((await tools(one)).includes('bad_echo') ? await tools(one) : undefined), 5000);
     assert.ok(names?.includes('bad_echo'), 'the reviewed surface is admitted');
@@ -88,7 +102,9 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
     const r = await call(one, 'rug_echo', { text: 'x' });
     assert.equal(r.isError, true);
     assert.match(r.text, /refused by the guard/);
-    const rec = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/guard.json'), 'utf8')) as { servers: Record<string, { status: string; drift: { changes: { item: string; change: string }[]; outcome: string }[] }> };
+    const rec = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/guard.json'), 'utf8')) as {
+      servers: Record<string, { status: string; drift: { changes: { item: string; change: string }[]; outcome: string }[] }>;
+    };
     assert.equal(rec.servers.rug?.status, 'refused');
     assert.deepEqual(rec.servers.rug?.drift.at(-1)?.changes, [{ kind: 'tool', item: 'echo', change: 'changed' }]);
     assert.equal(rec.servers.rug?.drift.at(-1)?.outcome, 'refused');
@@ -106,7 +122,9 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
   it('a clean change is admitted and recorded as drift', async () => {
     assert.equal((await call(one, 'clean_mutate', { description: 'Echo the given text back to the caller.' })).text, 'mutated');
     const rec = await waitFor(() => {
-      const j = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/guard.json'), 'utf8')) as { servers: Record<string, { status: string; drift: unknown[] }> };
+      const j = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/guard.json'), 'utf8')) as {
+        servers: Record<string, { status: string; drift: unknown[] }>;
+      };
       return (j.servers.clean?.drift.length ?? 0) > 0 ? j : undefined;
     }, 5000);
     assert.equal(rec?.servers.clean?.status, 'admitted');
