@@ -16,6 +16,9 @@ usage:
   lanegate init   [--policy F] [--demo-secrets]
   lanegate schema              (prints the policy JSON Schema)
   lanegate scan   [FILE|-]     (vets a tools/list result; exit 1 if any tool is refused)
+  lanegate review [--json] [--policy F]      (why each server shares or runs dedicated)
+  lanegate measure [--url U] [--policy F]    (pre-flight + demonstration pass on the running gateway)
+  lanegate draft-probe SERVER [--policy F]   (proposes a probe from read-only tools, for review)
   lanegate inspect SERVER [--tool T] [--policy F]
   lanegate trust  SERVER [--tool T] --reviewed-by WHO [--note N] [--policy F]
 
@@ -63,6 +66,25 @@ const main = async (argv: string[]): Promise<number> => {
         demo: values.demo ?? false,
         printLaneConfigs: !(values['no-lane-configs'] ?? false),
       });
+    }
+    case 'review':
+    case 'measure':
+    case 'draft-probe': {
+      const { values, positionals } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { policy: { type: 'string', short: 'p' }, json: { type: 'boolean' }, url: { type: 'string' } },
+      });
+      const policy = loadOrReport(values.policy ?? defaultPolicy);
+      if (!policy) return 1;
+      if (cmd === 'review') return (await import('./review.js')).runReview(policy, values.json ?? false);
+      if (cmd === 'measure') return (await import('./measure.js')).runMeasure(policy, values.url);
+      const server = positionals[0];
+      if (!server) {
+        process.stderr.write('draft-probe needs a SERVER\n');
+        return 2;
+      }
+      return (await import('./draft-probe.js')).runDraftProbe(policy, server);
     }
     case 'scan': {
       const { runScan } = await import('./guard.js');

@@ -57,8 +57,14 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
       'content-type': 'text/plain; version=0.0.4',
     });
   });
-  app.get('/api/processes', async (c) => {
+  app.use('/api/*', async (c, next) => {
     if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.json({ error: 'operator token required' }, 401);
+    await next();
+  });
+  app.get('/api/servers', (c) => c.json({ servers: gw.evidence.review(gw.guard) }));
+  app.post('/api/measure', (c) => c.json(gw.evaluator.startUncapped(), 202));
+  app.get('/api/measure', (c) => c.json(gw.evaluator.progress));
+  app.get('/api/processes', async (c) => {
     const out: Record<string, unknown> = {};
     for (const [key, pid] of Object.entries(gw.hosts.pids())) {
       if (pid === undefined) continue;

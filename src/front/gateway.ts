@@ -6,7 +6,9 @@ import type { ListMethod } from '../host/surface.js';
 import type { Policy } from '../policy/model.js';
 import type { RpcNotification } from '../rpc/jsonrpc.js';
 import { hostKeyFor } from '../routing/route.js';
-import { decidePlacement, NO_EVIDENCE, type Placement } from '../shareability/placement.js';
+import type { Placement } from '../shareability/placement.js';
+import { Evidence } from './evidence.js';
+import { Evaluator } from './evaluator.js';
 import { buildApp } from './app.js';
 import { LaneAuth } from './auth.js';
 import { Catalog, lanesAffected } from './catalog.js';
@@ -48,11 +50,14 @@ export class Gateway {
   port = 0;
   /** Guard records (records/guard.json): the front is their single writer. */
   guard: GuardFile;
+  readonly evidence: Evidence;
+  readonly evaluator: Evaluator;
 
   constructor(private readonly o: GatewayOptions) {
     this.policy = o.policy;
     this.log = o.log;
     this.guard = readGuard(o.policy.gateway.stateDir);
+    this.evidence = new Evidence(o.policy);
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
     this.hosts = new HostManager(
       (key) => this.hostConfig(key),
@@ -66,6 +71,13 @@ export class Gateway {
       () => this.policy,
       (key, method, params, timeout) => this.hostRequest(key, method, params, timeout),
     );
+    this.evaluator = new Evaluator(
+      () => this.policy,
+      this.evidence,
+      (key, method, params, timeout) => this.hosts.request(key, method, params, timeout),
+      o.log,
+      (kind) => this.counters.inc('lanegate_measure_passes_total', { kind }),
+    );
   }
 
   hostRequest(key: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
@@ -73,14 +85,9 @@ export class Gateway {
     return this.hosts.request(key, method, params, timeoutMs);
   }
 
-  /** Placement of every server, decided when its host starts (never under a live session). */
+  /** Placement of every server from the evidence, read when a host starts (never under a live session). */
   placements(): Record<string, Placement> {
-    const out: Record<string, Placement> = {};
-    for (const s of Object.values(this.policy.servers)) {
-      const d = this.policy.domains[s.domain];
-      if (d) out[s.name] = decidePlacement(s, d, NO_EVIDENCE).placement;
-    }
-    return out;
+    return this.evidence.placements(this.guard);
   }
 
   private hostConfig(key: string): HostConfig | undefined {
@@ -90,7 +97,9 @@ export class Gateway {
     const d = this.policy.domains[domain];
     if (!d || d.perLane !== (lane !== undefined)) return undefined;
     if (lane !== undefined && !this.policy.lanes[lane]?.enabled) return undefined;
-    return hostConfigFor(this.policy, key, domain, lane, this.placements(), this.guard);
+    const cfg = hostConfigFor(this.policy, key, domain, lane, this.placements(), this.guard);
+    this.log.info({ event: 'host_placements', host: key, placements: cfg.placements }, 'placements decided at host start');
+    return cfg;
   }
 
   private onGuardReport(key: string, r: GuardReport): void {
@@ -123,9 +132,41 @@ export class Gateway {
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   }
 
+  private onHazard(key: string, server: string, code: string): void {
+    const identity = this.evidence.identities[server] ?? '';
+    try {
+      this.evidence.ledger.record(server, identity, code, Date.now() / 1000);
+    } catch (e) {
+      this.log.warn({ event: 'hazard_refused', server, detail: e instanceof Error ? e.message : 'unknown' }, 'unknown hazard code refused');
+      return;
+    }
+    this.counters.inc('lanegate_hazards_total', { server, code });
+    this.log.warn(
+      { event: 'hazard_recorded', server, code, identity, host: key },
+      `hazard "${code}" recorded for "${server}"; it runs dedicated from now on`,
+    );
+    this.evidence.ledger
+      .flush()
+      .catch((e: unknown) =>
+        this.log.error(
+          { event: 'records_write_failed', file: 'observed-hazards.json', detail: e instanceof Error ? e.message : 'unknown' },
+          'could not write the ledger',
+        ),
+      );
+  }
+
   private onHostNotification(key: string, n: RpcNotification): void {
     if (n.method === 'lanegate/guard') {
       this.onGuardReport(key, n.params as unknown as GuardReport);
+      return;
+    }
+    if (n.method === 'lanegate/hazard') {
+      this.onHazard(key, String(n.params?.server ?? ''), String(n.params?.code ?? ''));
+      return;
+    }
+    if (n.method === 'lanegate/upstream') {
+      const p = n.params as { kind?: string; server?: string; version?: string } | undefined;
+      if (p?.kind === 'started' && p.server && p.version) this.evidence.noteVersion(p.server, p.version);
       return;
     }
     const methods = LIST_OF[n.method];
@@ -168,6 +209,8 @@ export class Gateway {
       this.server.once('error', reject);
     });
     await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
+    // A budgeted pass measures what has never been measured; it changes placements at the next host start.
+    setTimeout(() => void this.evaluator.budgeted(), 200).unref();
     return this.url();
   }
 

@@ -9,6 +9,16 @@ import { keysDir } from '../auth/keys.js';
  * never match: it is a different credential checked by a different rule.
  */
 const FILE = 'operator-token.sha256';
+/** The token itself, 0600, for the operator's CLI (`lanegate measure`); the front never reads it. */
+export const OPERATOR_TOKEN_FILE = 'operator.token';
+
+export const readOperatorToken = (stateDir: string): string | undefined => {
+  try {
+    return readFileSync(path.join(keysDir(stateDir), OPERATOR_TOKEN_FILE), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+};
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
@@ -22,6 +32,7 @@ export const ensureOperatorToken = (stateDir: string): { created?: string; hash:
     const token = `lgo_${randomBytes(24).toString('base64url')}`;
     const hash = digest(token);
     writeFileSync(file, hash.toString('hex'), { mode: 0o600 });
+    writeFileSync(path.join(dir, OPERATOR_TOKEN_FILE), `${token}\n`, { mode: 0o600 });
     return { created: token, hash };
   }
 };

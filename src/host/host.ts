@@ -8,6 +8,8 @@ import { formatRefusal } from '../guard/refusal.js';
 import type { UpstreamConn } from '../upstream/conn.js';
 import { CALLER_IDENTITY_EXT, CALLER_META, type HostConfig } from './config.js';
 import { HostGuard } from './guard.js';
+import { demonstrate, preflight } from './measure.js';
+import type { ServerConfig } from '../policy/model.js';
 import { ServerSlot, type SlotHooks } from './slot.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 
@@ -35,6 +37,7 @@ export class Host {
     connect: SlotHooks['connect'],
     private readonly out: HostOut,
     private readonly log: Logger,
+    private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
   ) {
     this.guard = new HostGuard(
       cfg.stateDir,
@@ -75,6 +78,7 @@ export class Host {
     }
     if (req.method === 'ping') return {};
     if (req.method === 'lanegate/processes') return { processes: this.processes() };
+    if (req.method === 'lanegate/measure') return this.measure(String(params.server ?? ''), params.demonstrate === true);
     const lane = this.callerLane(params);
     if (isListMethod(req.method)) return this.list(req.method, lane);
     if (req.method === 'tools/call' || req.method === 'prompts/get') {
@@ -211,12 +215,57 @@ export class Host {
     }
     const why = this.unavailable(slot.config.name);
     if (why) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${why}` });
-    return conn.request(method, this.upstreamParams(conn, lane, params), slot.config.callTimeoutMs).catch((e: unknown) => {
+    slot.attach(lane);
+    const token = (params._meta as Params | undefined)?.progressToken;
+    const tracked = typeof token === 'string' || typeof token === 'number' ? token : undefined;
+    if (tracked !== undefined) slot.inflightTokens.add(tracked);
+    try {
+      return await conn.request(method, this.upstreamParams(conn, lane, params), slot.config.callTimeoutMs);
+    } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
       }
       throw e;
+    } finally {
+      if (tracked !== undefined) slot.inflightTokens.delete(tracked);
+    }
+  }
+
+  /** A frame a shared child sent that cannot be routed to one lane: record, recycle, retreat. */
+  private hazard(slot: ServerSlot, code: 'unroutable_server_request' | 'unattributable_notification', detail: string): void {
+    this.log.warn(
+      { event: 'hazard_observed', server: slot.config.name, code, detail: escapeUntrusted(detail) },
+      `hazard on shared "${slot.config.name}": ${code}; retreating to dedicated`,
+    );
+    this.out.notify('lanegate/hazard', { server: slot.config.name, code });
+    void slot.retreat().then(() => {
+      this.out.notify('notifications/tools/list_changed', { _meta: { 'lanegate/server': slot.config.name, 'lanegate/lanes': 'all' } });
     });
+  }
+
+  /** Pre-flight (and the demonstration if the policy names a probe) on scratch processes. */
+  private async measure(server: string, withProbe: boolean): Promise<Params> {
+    const slot = this.slots.get(server);
+    if (!slot || !this.scratch || this.cfg.lane !== undefined)
+      throw new RpcFailure({ code: ERR.invalidParams, message: `"${server}" is not measurable in this host` });
+    const cfg = slot.config;
+    if (cfg.transport.kind !== 'stdio' || cfg.perLaneLaunch)
+      throw new RpcFailure({ code: ERR.invalidParams, message: `"${server}" is not a lane-independent stdio launch` });
+    const spawn = (tag: string, clientInfo?: { name: string; version: string }) =>
+      (this.scratch as NonNullable<typeof this.scratch>)(cfg, tag, clientInfo);
+    const pre = await preflight(spawn, cfg.callTimeoutMs);
+    // The guard sees what a lane would see before any evidence can promote the server.
+    const probeConn = await spawn('surface').catch(() => undefined);
+    if (probeConn) {
+      try {
+        this.guard.vet(server, await this.fetchSurface(probeConn, cfg.callTimeoutMs));
+      } finally {
+        await probeConn.stop();
+      }
+    }
+    const demo =
+      withProbe && pre.ran && cfg.probe && cfg.probe.length > 0 ? await demonstrate(spawn, cfg.probe, cfg.callTimeoutMs) : undefined;
+    return { preflight: { ...pre }, ...(demo ? { demonstration: { ...demo } } : {}) };
   }
 
   /** The caller block reaches a child only if it advertises the caller-identity extension. */
@@ -234,6 +283,14 @@ export class Host {
   }
 
   private fromUpstream(server: string, lanes: string[] | 'all', n: RpcNotification): void {
+    const slot0 = this.slots.get(server);
+    if (n.method === 'notifications/progress' && slot0?.contested) {
+      const token = n.params?.progressToken;
+      if ((typeof token !== 'string' && typeof token !== 'number') || !slot0.inflightTokens.has(token)) {
+        this.hazard(slot0, 'unattributable_notification', `progress for unknown token ${String(token)}`);
+      }
+      return; // dropped, never broadcast
+    }
     if (!n.method.endsWith('/list_changed')) return;
     this.refused.delete(server);
     const slot = this.slots.get(server);
@@ -246,6 +303,13 @@ export class Host {
 
   private async serverRequest(server: string, r: RpcRequest): Promise<Params> {
     if (r.method === 'ping') return {};
+    const slot = this.slots.get(server);
+    // Over stdio a server-initiated request names no related request: with several lanes on one
+    // child it cannot be routed to the right one without risking a cross-lane leak.
+    if (slot?.contested) {
+      this.hazard(slot, 'unroutable_server_request', r.method);
+      throw new RpcFailure({ code: ERR.methodNotFound, message: 'refused: this shared process serves several lanes' });
+    }
     this.log.warn({ event: 'server_request_refused', server, method: escapeUntrusted(r.method) }, 'server-initiated request not relayed');
     throw new RpcFailure({ code: ERR.methodNotFound, message: `lanegate does not relay ${r.method} to lanes yet` });
   }

@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { createLogger } from '../log/logger.js';
 import { LinePeer } from '../rpc/peer.js';
 import { launchStdio } from '../upstream/stdio-child.js';
@@ -43,6 +45,21 @@ export const runHost = async (): Promise<void> => {
         : connectHttp(server, lane, secrets, ev),
     { notify: (method, params) => peer?.notify(method, params) },
     log,
+    (server, tag, clientInfo) => {
+      const l = stdioLaunchFor(server, undefined, ambient, secrets, cfg.stateDir);
+      const cwd = path.join(cfg.stateDir, 'scratch', server.domain, server.name, tag);
+      return launchStdio(
+        { ...l, cwd, env: { ...l.env, HOME: cwd } },
+        {
+          onNotification: () => undefined,
+          onServerRequest: async () => {
+            throw new RpcFailure({ code: ERR.methodNotFound, message: 'not available during measurement' });
+          },
+          onExit: () => undefined,
+        },
+        clientInfo ? { clientInfo } : {},
+      );
+    },
   );
 
   let stopping = false;

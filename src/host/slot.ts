@@ -52,12 +52,33 @@ interface Instance {
 export class ServerSlot {
   private readonly instances = new Map<string, Instance>();
   private closed = false;
+  /** Lanes that have used the shared child (a hazard needs more than one attached). */
+  private readonly attached = new Set<string>();
+  /** Progress tokens of calls in flight on this server, to attribute progress notifications. */
+  readonly inflightTokens = new Set<string | number>();
 
   constructor(
     readonly config: ServerConfig,
-    readonly placement: Placement,
+    public placement: Placement,
     private readonly hooks: SlotHooks,
   ) {}
+
+  attach(lane: string): void {
+    if (this.placement === 'shared') this.attached.add(lane);
+  }
+
+  /** More than one lane shares the child right now: misrouted frames would cross lanes. */
+  get contested(): boolean {
+    return this.placement === 'shared' && this.attached.size > 1;
+  }
+
+  /** Retreat to dedicated AT ONCE: recycle the shared child; every lane's next call gets its own. */
+  async retreat(): Promise<void> {
+    if (this.placement === 'dedicated') return;
+    this.placement = 'dedicated';
+    this.attached.clear();
+    await this.stopInstance(SHARED_KEY);
+  }
 
   private keyFor(lane: string): string {
     return this.placement === 'shared' ? SHARED_KEY : lane;
@@ -137,7 +158,14 @@ export class ServerSlot {
           inst.conn = conn;
           inst.startedAt = Date.now();
           inst.surface = undefined;
-          this.hooks.onEvent({ server: name, ...(lane ? { lane } : {}), kind: 'started', ...(conn.pid ? { pid: conn.pid } : {}) });
+          const version = conn.init.serverInfo.version;
+          this.hooks.onEvent({
+            server: name,
+            ...(lane ? { lane } : {}),
+            kind: 'started',
+            ...(conn.pid ? { pid: conn.pid } : {}),
+            ...(typeof version === 'string' ? { version } : {}),
+          });
           return conn;
         },
         (e: unknown) => {

@@ -20,7 +20,12 @@ const KILL_AFTER_MS = 4000;
  * inherited), a neutral working directory. On Linux the child is tied to its host with
  * PR_SET_PDEATHSIG (via setpriv, which execs in place): if the host dies, so does the child.
  */
-export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, initTimeoutMs = 20_000): Promise<UpstreamConn> => {
+export const launchStdio = async (
+  l: StdioLaunch,
+  ev: UpstreamEvents,
+  opts: { initTimeoutMs?: number; clientInfo?: { name: string; version: string } } = {},
+): Promise<UpstreamConn> => {
+  const initTimeoutMs = opts.initTimeoutMs ?? 20_000;
   let real: string;
   try {
     real = realpathSync(l.commandPath);
@@ -92,7 +97,7 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, initTimeou
   try {
     const r = await peer.request(
       'initialize',
-      { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+      { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: {}, clientInfo: opts.clientInfo ?? CLIENT_INFO },
       initTimeoutMs,
     );
     init = {

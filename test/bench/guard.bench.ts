@@ -3,10 +3,12 @@
  * Prints recall, false-positive rate, the misclassified ids, and the time to scan 1,000 tool
  * definitions. Targets: recall >= 0.90, FPR <= 0.03, 1,000 tools < 1 s.
  */
-import { loadCorpus, verdictOf } from '../helpers/corpus.js';
+import { loadCorpus, verdictOf, type CorpusEntry } from '../helpers/corpus.js';
 import { scanTool } from '../../src/guard/scanner.js';
 
-const corpus = loadCorpus();
+const holdout = process.argv.includes('--holdout');
+const corpus: CorpusEntry[] = loadCorpus(holdout ? 'holdout.jsonl' : 'corpus.jsonl');
+if (holdout) console.log('HELD-OUT set: never used to write or tune the rules');
 const mal = corpus.filter((e) => e.label === 'malicious');
 const ben = corpus.filter((e) => e.label === 'benign');
 const missed = mal.filter((e) => verdictOf(e).length === 0);

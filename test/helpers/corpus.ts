@@ -11,8 +11,8 @@ export interface CorpusEntry {
   instructions?: string;
 }
 
-export const loadCorpus = (): CorpusEntry[] =>
-  readFileSync(new URL('../fixtures/guard/corpus.jsonl', import.meta.url), 'utf8')
+export const loadCorpus = (file = 'corpus.jsonl'): CorpusEntry[] =>
+  readFileSync(new URL(`../fixtures/guard/${file}`, import.meta.url), 'utf8')
     .split('\n')
     .filter((l) => l.trim().length > 0)
     .map((l) => JSON.parse(l) as CorpusEntry);

@@ -1,0 +1,53 @@
+import { readOperatorToken } from '../front/operator.js';
+import type { Policy } from '../policy/model.js';
+
+interface Progress {
+  running: boolean;
+  done: number;
+  measured: number;
+  total: number;
+}
+
+const bar = (p: Progress): string => {
+  const width = 30;
+  const filled = p.total === 0 ? width : Math.round((p.done / p.total) * width);
+  return `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${p.done}/${p.total} attempted`;
+};
+
+/** `lanegate measure`: starts an uncapped pass on the running gateway and shows its progress. */
+export const runMeasure = async (policy: Policy, url: string | undefined): Promise<number> => {
+  const base = (
+    url ?? `http://${policy.gateway.host.includes(':') ? `[${policy.gateway.host}]` : policy.gateway.host}:${policy.gateway.port}`
+  ).replace(/\/mcp$/, '');
+  const token = process.env.LANEGATE_OPERATOR_TOKEN ?? readOperatorToken(policy.gateway.stateDir);
+  if (!token) {
+    process.stderr.write('no operator token: set LANEGATE_OPERATOR_TOKEN or run as the user that owns the state dir\n');
+    return 2;
+  }
+  const headers = { authorization: `Bearer ${token}` };
+  let res: Response;
+  try {
+    res = await fetch(`${base}/api/measure`, { method: 'POST', headers });
+  } catch {
+    process.stderr.write(`the gateway is not reachable at ${base}; start it with lanegate serve\n`);
+    return 1;
+  }
+  if (!res.ok) {
+    process.stderr.write(`the gateway refused: HTTP ${res.status}\n`);
+    return 1;
+  }
+  let p = (await res.json()) as Progress;
+  const tty = process.stderr.isTTY;
+  for (let i = 0; i < 3600 && p.running; i += 1) {
+    process.stderr.write(tty ? `\r${bar(p)}` : `${bar(p)}\n`);
+    await new Promise((r) => setTimeout(r, 500));
+    p = (await (await fetch(`${base}/api/measure`, { headers })).json()) as Progress;
+  }
+  process.stderr.write(`${tty ? '\r' : ''}${bar(p)}\n`);
+  // Silent but never false: with nothing measured, no closing claim is made.
+  if (p.measured > 0)
+    process.stdout.write(
+      `measured ${p.measured} of ${p.total} server(s); placements change when their host next starts. See: lanegate review\n`,
+    );
+  return 0;
+};

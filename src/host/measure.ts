@@ -1,0 +1,119 @@
+import { randomBytes } from 'node:crypto';
+import type { ProbeStepConfig } from '../policy/model.js';
+import type { DemonstrationResult } from '../records/verdicts.js';
+import { judgeDemonstration, substitute } from '../shareability/demonstration.js';
+import { declaresCallerIdentity, degradationsOf, divergentFacets, facetsOf } from '../shareability/facets.js';
+import type { UpstreamConn } from '../upstream/conn.js';
+import { CALLER_IDENTITY_EXT, CALLER_META } from './config.js';
+
+export type Spawn = (tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>;
+
+const listTools = async (c: UpstreamConn, timeoutMs: number): Promise<Record<string, unknown>[]> =>
+  c.init.capabilities.tools === undefined
+    ? []
+    : (((await c.request('tools/list', undefined, timeoutMs)).tools as Record<string, unknown>[] | undefined) ?? []);
+
+export interface PreflightOutcome {
+  ran: boolean;
+  callerSensitive: boolean;
+  divergent: string[];
+  declaresCallerIdentity: boolean;
+  degradations: string[];
+  reportedVersion?: string;
+  error?: string;
+}
+
+/**
+ * Pre-flight (seed 000): two spawns with two caller identities, their replayed handshakes
+ * compared facet by facet. No tool call. `ran: false` means "could not ask", not "answered no".
+ */
+export const preflight = async (spawn: Spawn, timeoutMs: number): Promise<PreflightOutcome> => {
+  const conns: UpstreamConn[] = [];
+  try {
+    const a = await spawn('preflight-1', { name: 'lanegate-preflight-alpha', version: '1.0.0' });
+    conns.push(a);
+    const b = await spawn('preflight-2', { name: 'lanegate-preflight-beta', version: '2.0.0' });
+    conns.push(b);
+    const [ta, tb] = await Promise.all([listTools(a, timeoutMs), listTools(b, timeoutMs)]);
+    const divergent = divergentFacets(facetsOf(a.init, ta), facetsOf(b.init, tb));
+    const version = a.init.serverInfo.version;
+    return {
+      ran: true,
+      callerSensitive: divergent.length > 0,
+      divergent,
+      declaresCallerIdentity: declaresCallerIdentity(a.init.capabilities, CALLER_IDENTITY_EXT),
+      degradations: degradationsOf(a.init.capabilities),
+      ...(typeof version === 'string' ? { reportedVersion: version } : {}),
+    };
+  } catch (e) {
+    return {
+      ran: false,
+      callerSensitive: false,
+      divergent: [],
+      declaresCallerIdentity: false,
+      degradations: [],
+      error: e instanceof Error ? e.message.slice(0, 200) : 'could not ask',
+    };
+  } finally {
+    await Promise.all(conns.map((c) => c.stop()));
+  }
+};
+
+const canary = (): string => `lgcanary${randomBytes(8).toString('hex')}`;
+
+/**
+ * The demonstration (seed 002): a solo baseline as lane A; ONE fresh process serving lanes A and
+ * B in lockstep with distinct canaries; then a restart and lane C. Only the probe the policy
+ * names is ever called. The caller block reaches the server only if it advertises the extension.
+ */
+export const demonstrate = async (spawn: Spawn, probe: ProbeStepConfig[], timeoutMs: number): Promise<DemonstrationResult> => {
+  const canaries = { base: canary(), a: canary(), b: canary(), c: canary() };
+  const conns: UpstreamConn[] = [];
+  const run = async (c: UpstreamConn, lane: string, value: string, i: number): Promise<unknown> => {
+    const step = probe[i] as ProbeStepConfig;
+    const declares = declaresCallerIdentity(c.init.capabilities, CALLER_IDENTITY_EXT);
+    const params = {
+      name: step.tool,
+      arguments: substitute(step.args, value),
+      ...(declares ? { _meta: { [CALLER_META]: { lane } } } : {}),
+    };
+    return c.request('tools/call', params, timeoutMs).catch((e: unknown) => ({ error: e instanceof Error ? e.message : 'failed' }));
+  };
+  const solo = async (c: UpstreamConn, lane: string, value: string): Promise<unknown[]> => {
+    const out: unknown[] = [];
+    for (let i = 0; i < probe.length; i += 1) out.push(await run(c, lane, value, i));
+    return out;
+  };
+  try {
+    const s = await spawn('demo-baseline');
+    conns.push(s);
+    const listed = (await listTools(s, timeoutMs)).length;
+    const base = await solo(s, 'probe-a', canaries.base);
+    await s.stop();
+    const x = await spawn('demo-shared');
+    conns.push(x);
+    const a: unknown[] = [];
+    const b: unknown[] = [];
+    for (let i = 0; i < probe.length; i += 1) {
+      const [ra, rb] = await Promise.all([run(x, 'probe-a', canaries.a, i), run(x, 'probe-b', canaries.b, i)]);
+      a.push(ra);
+      b.push(rb);
+    }
+    await x.stop();
+    const y = await spawn('demo-restart');
+    conns.push(y);
+    const c = await solo(y, 'probe-c', canaries.c);
+    return judgeDemonstration({ probe, canaries, base, a, b, c, listed });
+  } catch (e) {
+    return {
+      ran: false,
+      passed: false,
+      refutations: [],
+      notes: [],
+      coverage: { exercised: [], listed: 0 },
+      error: e instanceof Error ? e.message.slice(0, 200) : 'failed',
+    };
+  } finally {
+    await Promise.all(conns.map((c) => c.stop()));
+  }
+};

@@ -1,0 +1,80 @@
+import type { Policy } from '../policy/model.js';
+import type { GuardFile } from '../records/guard-file.js';
+import type { IdentityRecord, LedgerData } from '../records/ledger.js';
+import { currentRow, type VerdictFile } from '../records/verdicts.js';
+import { type Assessment, assess } from './assess.js';
+
+export interface ReviewRow {
+  server: string;
+  domain: string;
+  kind: 'shared' | 'principal';
+  prefix: string;
+  lanes: string[];
+  identity: string;
+  placement: Assessment['placement'];
+  strength: Assessment['strength'];
+  reasons: Assessment['reasons'];
+  refusedBy: { axis: string; remedy: string }[];
+  coverage?: { exercised: string[]; listed: number };
+  measuredAt?: number;
+  reportedVersion?: string;
+  guard: 'admitted' | 'refused' | 'unseen';
+  /** Ledger entries per launch identity; `current` marks the identity in force. */
+  hazards: { identity: string; current: boolean; record: IdentityRecord }[];
+}
+
+export interface ReviewInputs {
+  policy: Policy;
+  identities: Record<string, string>;
+  ledger: LedgerData;
+  verdicts: VerdictFile;
+  guard: GuardFile;
+  liveVersions: Record<string, string>;
+}
+
+/**
+ * The rows a security reviewer reads, built from records loaded ONCE by the caller: no IO per
+ * row, and every row of one payload sees the same files. Pure.
+ */
+export const buildReview = (i: ReviewInputs): ReviewRow[] =>
+  Object.values(i.policy.servers).map((s) => {
+    const domain = i.policy.domains[s.domain] ?? { name: s.domain, kind: 'principal' as const, perLane: true, secrets: [] };
+    const identity = i.identities[s.name] ?? '';
+    const { row } = currentRow(i.verdicts.entries[s.name], identity, i.liveVersions[s.name]);
+    const ledger = i.ledger[s.name] ?? {};
+    const g = i.guard.servers[s.name];
+    const guard = g ? g.status : 'unseen';
+    const a = assess({
+      server: {
+        name: s.name,
+        share: s.share,
+        perLaneLaunch: s.perLaneLaunch,
+        transport: s.transport.kind,
+        enabled: s.enabled,
+        hasProbe: (s.probe?.length ?? 0) > 0,
+      },
+      domain: { name: domain.name, kind: domain.kind, perLane: domain.perLane },
+      hazards: ledger[identity]?.codes ?? [],
+      ...(row ? { row } : {}),
+      guard,
+    });
+    return {
+      server: s.name,
+      domain: domain.name,
+      kind: domain.kind,
+      prefix: s.prefix,
+      lanes: Object.values(i.policy.lanes)
+        .filter((l) => l.servers.includes(s.name))
+        .map((l) => l.name),
+      identity,
+      placement: a.placement,
+      strength: a.strength,
+      reasons: a.reasons,
+      refusedBy: a.refusedBy.map((axis) => ({ axis, remedy: a.remedies[axis] ?? '' })),
+      ...(row?.demonstration ? { coverage: row.demonstration.coverage } : {}),
+      ...(row ? { measuredAt: row.evaluatedAt } : {}),
+      ...(row?.reportedVersion ? { reportedVersion: row.reportedVersion } : {}),
+      guard,
+      hazards: Object.entries(ledger).map(([id, record]) => ({ identity: id, current: id === identity, record })),
+    };
+  });
