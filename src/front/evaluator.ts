@@ -33,6 +33,7 @@ export const measurable = (p: Policy): ServerConfig[] =>
  */
 export class Evaluator {
   private locked = false;
+  private pass?: Promise<unknown>;
   progress: MeasureProgress = { running: false, done: 0, measured: 0, total: 0 };
 
   constructor(
@@ -51,6 +52,12 @@ export class Evaluator {
   async budgeted(): Promise<number> {
     if (this.locked) return 0;
     this.locked = true;
+    const run = this.runBudgeted();
+    this.pass = run;
+    return run;
+  }
+
+  private async runBudgeted(): Promise<number> {
     try {
       const todo = measurable(this.policy())
         .filter((s) => this.needs(s))
@@ -67,11 +74,13 @@ export class Evaluator {
 
   /** Starts an uncapped pass over every measurable server in the background; returns its progress. */
   startUncapped(): MeasureProgress {
-    if (this.locked) return this.progress;
+    if (this.progress.running) return this.progress;
     const all = measurable(this.policy());
-    this.locked = true;
     this.progress = { running: true, done: 0, measured: 0, total: all.length };
     void (async () => {
+      // An uncapped pass waits for a budgeted one to finish (never the reverse).
+      for (let i = 0; i < 600 && this.locked; i += 1) await (this.pass ?? new Promise((r) => setTimeout(r, 100)));
+      this.locked = true;
       try {
         for (const s of all) {
           if (await this.evaluate(s)) this.progress.measured += 1;

@@ -81,8 +81,8 @@ export const judgeDemonstration = (r: DemonstrationRuns): DemonstrationResult =>
   r.probe.forEach((step, i) => {
     const tool = step.tool;
     const [ob, oa, obb, oc] = [r.base[i], r.a[i], r.b[i], r.c[i]];
-    if (contains(obb, cA)) refutations.push({ kind: 'contamination', tool, detail: `lane B saw lane A's canary (step ${i + 1})` });
-    if (contains(oa, cB)) refutations.push({ kind: 'contamination', tool, detail: `lane A saw lane B's canary (step ${i + 1})` });
+    if (contains(obb, cA)) refutations.push({ kind: 'contamination', tool, detail: `lane B saw lane A's canary ${cA} (step ${i + 1})` });
+    if (contains(oa, cB)) refutations.push({ kind: 'contamination', tool, detail: `lane A saw lane B's canary ${cB} (step ${i + 1})` });
     for (const [label, o] of [
       ['A', oa],
       ['B', obb],
@@ -91,12 +91,11 @@ export const judgeDemonstration = (r: DemonstrationRuns): DemonstrationResult =>
         refutations.push({
           kind: 'persistence',
           tool,
-          detail: `lane ${label} on a fresh process saw the canary of an earlier process (step ${i + 1})`,
+          detail: `lane ${label} on a fresh process saw the canary ${cBase} written by an earlier process (step ${i + 1})`,
         });
     }
-    if (contains(oc, cA) || contains(oc, cB) || contains(oc, cBase)) {
-      refutations.push({ kind: 'persistence', tool, detail: `after a restart, lane C saw a canary written before it (step ${i + 1})` });
-    }
+    const seen = [cA, cB, cBase].filter((c) => contains(oc, c));
+    if (seen.length > 0) refutations.push({ kind: 'persistence', tool, detail: `after a restart, lane C saw ${seen.join(', ')} written before it (step ${i + 1})` });
     const baseline = normaliseOutput(ob, cBase, step.volatile);
     if (normaliseOutput(oa, cA, step.volatile) !== baseline)
       refutations.push({

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,9 +37,9 @@ export const cli = (args: string[], opts: { cwd?: string } = {}) =>
  */
 export const startGateway = async (
   policyYaml: string,
-  opts: { secrets?: Record<string, string>; nodeArgs?: string[]; env?: Record<string, string> } = {},
+  opts: { secrets?: Record<string, string>; nodeArgs?: string[]; env?: Record<string, string>; dir?: string } = {},
 ): Promise<RunningGateway> => {
-  const dir = tempDir('gw');
+  const dir = opts.dir ?? tempDir('gw');
   const stateDir = path.join(dir, 'state');
   for (const [rel, content] of Object.entries(opts.secrets ?? {})) {
     const f = path.join(dir, rel);
@@ -70,7 +70,7 @@ export const startGateway = async (
     proc.stdout?.on('data', (c: string) => {
       out += c;
       const m = /serving (http:\/\/\S+\/mcp)/.exec(out);
-      if (m?.[1] && /operator token[^\n]*: (lgo_\S+)/.test(out)) {
+      if (m?.[1] && (/operator token[^\n]*: (lgo_\S+)/.test(out) || opts.dir !== undefined)) {
         clearTimeout(t);
         resolve(m[1]);
       }
@@ -80,7 +80,7 @@ export const startGateway = async (
       reject(new Error(`gateway exited:\n${out}\n${err}`));
     });
   });
-  const operatorToken = /operator token[^\n]*: (lgo_\S+)/.exec(out)?.[1] ?? '';
+  const operatorToken = /operator token[^\n]*: (lgo_\S+)/.exec(out)?.[1] ?? readFileSync(path.join(stateDir, 'keys/operator.token'), 'utf8').trim();
   const pid = proc.pid ?? 0;
   return {
     url,
