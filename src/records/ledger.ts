@@ -33,7 +33,7 @@ const recordOf = (raw: unknown): IdentityRecord | undefined => {
 /** Pure: file JSON → ledger. Unknown codes are dropped; a flat-only record becomes identity "". */
 export const parseLedger = (json: unknown): LedgerData => {
   const j = json as { schema?: unknown; servers?: unknown } | undefined;
-  if (!j || j.schema !== 1 || !j.servers || typeof j.servers !== 'object') return {};
+  if (j?.schema !== 1 || !j.servers || typeof j.servers !== 'object') return {};
   const out: LedgerData = {};
   for (const [name, raw] of Object.entries(j.servers as Record<string, unknown>)) {
     const s = raw as { identities?: unknown } & Record<string, unknown>;

@@ -126,7 +126,9 @@ export const assess = (i: AssessInput): Assessment => {
   // listing them would send a reviewer after a probe that could never change the answer.
   const structural: PlacementAxis[] = ['trust_domain', 'operator', 'launch'];
   const decisive = decision.refusedBy.some((a) => a === 'trust_domain' || a === 'launch') || i.server.transport !== 'stdio';
-  const refusedBy = decisive ? decision.refusedBy.filter((a) => structural.includes(a) || (i.server.transport !== 'stdio' && a === 'statelessness')) : decision.refusedBy;
+  const refusedBy = decisive
+    ? decision.refusedBy.filter((a) => structural.includes(a) || (i.server.transport !== 'stdio' && a === 'statelessness'))
+    : decision.refusedBy;
   const remedies: Assessment['remedies'] = {};
   for (const axis of refusedBy) remedies[axis] = remedyFor(axis, i, refuted);
   return { strength, reasons, placement: decision.placement, refusedBy, remedies };

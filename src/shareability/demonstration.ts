@@ -95,7 +95,12 @@ export const judgeDemonstration = (r: DemonstrationRuns): DemonstrationResult =>
         });
     }
     const seen = [cA, cB, cBase].filter((c) => contains(oc, c));
-    if (seen.length > 0) refutations.push({ kind: 'persistence', tool, detail: `after a restart, lane C saw ${seen.join(', ')} written before it (step ${i + 1})` });
+    if (seen.length > 0)
+      refutations.push({
+        kind: 'persistence',
+        tool,
+        detail: `after a restart, lane C saw ${seen.join(', ')} written before it (step ${i + 1})`,
+      });
     const baseline = normaliseOutput(ob, cBase, step.volatile);
     if (normaliseOutput(oa, cA, step.volatile) !== baseline)
       refutations.push({

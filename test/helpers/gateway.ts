@@ -80,7 +80,8 @@ export const startGateway = async (
       reject(new Error(`gateway exited:\n${out}\n${err}`));
     });
   });
-  const operatorToken = /operator token[^\n]*: (lgo_\S+)/.exec(out)?.[1] ?? readFileSync(path.join(stateDir, 'keys/operator.token'), 'utf8').trim();
+  const operatorToken =
+    /operator token[^\n]*: (lgo_\S+)/.exec(out)?.[1] ?? readFileSync(path.join(stateDir, 'keys/operator.token'), 'utf8').trim();
   const pid = proc.pid ?? 0;
   return {
     url,

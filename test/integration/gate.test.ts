@@ -69,11 +69,12 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
   let gw: RunningGateway;
   let ta: string;
   let tb: string;
-  const api = async (p: string, method = 'GET') => (await fetch(gw.url.replace(/\/mcp$/, p), { method, headers: { authorization: `Bearer ${gw.operatorToken}` } })).json();
+  const api = async (p: string, method = 'GET') =>
+    (await fetch(gw.url.replace(/\/mcp$/, p), { method, headers: { authorization: `Bearer ${gw.operatorToken}` } })).json();
   const review = async (): Promise<Record<string, Row>> => {
     const r = await cli(['review', '--json', '--policy', gw.policyFile]);
     assert.equal(r.exitCode, 0, String(r.stderr));
-    return Object.fromEntries(((JSON.parse(String(r.stdout)) as { servers: Row[] }).servers).map((x) => [x.server, x]));
+    return Object.fromEntries((JSON.parse(String(r.stdout)) as { servers: Row[] }).servers.map((x) => [x.server, x]));
   };
   const call = async (token: string, name: string, args: Record<string, unknown> = {}) => {
     const r = await modernPost(gw.url, token, 1, 'tools/call', { name, arguments: args });
@@ -97,10 +98,14 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     const started = (await api('/api/measure', 'POST')) as { running: boolean; total: number };
     assert.equal(started.running, true);
     assert.equal(started.total, 6, 'six measurable servers: the principal-domain one is never probed');
-    const end = await waitFor(async () => {
-      const p = (await api('/api/measure')) as { running: boolean; done: number; measured: number; total: number };
-      return p.running ? undefined : p;
-    }, 120_000, 500);
+    const end = await waitFor(
+      async () => {
+        const p = (await api('/api/measure')) as { running: boolean; done: number; measured: number; total: number };
+        return p.running ? undefined : p;
+      },
+      120_000,
+      500,
+    );
     assert.deepEqual(end, { running: false, done: 6, measured: 6, total: 6 });
   });
 
@@ -123,9 +128,15 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
 
   it('a counter is refuted by influence; a file-backed server by persistence', async () => {
     const rows = await review();
-    assert.ok(rows.counter?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('influence in count')), JSON.stringify(rows.counter?.reasons));
+    assert.ok(
+      rows.counter?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('influence in count')),
+      JSON.stringify(rows.counter?.reasons),
+    );
     assert.equal(rows.counter?.placement, 'dedicated');
-    assert.ok(rows.notes?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('persistence in recall')), JSON.stringify(rows.notes?.reasons));
+    assert.ok(
+      rows.notes?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('persistence in recall')),
+      JSON.stringify(rows.notes?.reasons),
+    );
     assert.equal(rows.notes?.strength, 'refuted');
   });
 
@@ -154,7 +165,9 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     tb = await gw.token('b');
     assert.match(await call(ta, 'every_echo', { message: 'from a' }), /from a/);
     assert.match(await call(tb, 'every_echo', { message: 'from b' }), /from b/);
-    const p = (await api('/api/processes')) as { hosts: Record<string, { children: { server: string; placement: string; lane?: string; pid: number }[] }> };
+    const p = (await api('/api/processes')) as {
+      hosts: Record<string, { children: { server: string; placement: string; lane?: string; pid: number }[] }>;
+    };
     const every = p.hosts.public?.children.filter((c) => c.server === 'everything') ?? [];
     assert.equal(every.length, 1);
     assert.equal(every[0]?.placement, 'shared');
@@ -171,7 +184,10 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     assert.match(asked, /refused|error|ended|lanegate/i);
     const ledger = await waitFor(() => {
       try {
-        return JSON.parse(readFileSync(path.join(gw.stateDir, 'records/observed-hazards.json'), 'utf8')) as { schema: number; servers: Record<string, { identities: Record<string, { codes: string[] }>; codes: string[] }> };
+        return JSON.parse(readFileSync(path.join(gw.stateDir, 'records/observed-hazards.json'), 'utf8')) as {
+          schema: number;
+          servers: Record<string, { identities: Record<string, { codes: string[] }>; codes: string[] }>;
+        };
       } catch {
         return undefined;
       }
@@ -206,8 +222,13 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     const after = (await review()).asker;
     assert.notEqual(after?.identity, before?.identity);
     assert.ok(!after?.reasons.some((x) => x.code === 'observed_hazard'), 'the new launch has no hazard of its own');
-    assert.ok(after?.hazards.some((h) => !h.current && h.identity === before?.identity), 'the old identity\'s record is still shown');
-    const file = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/observed-hazards.json'), 'utf8')) as { servers: Record<string, { identities: Record<string, unknown> }> };
+    assert.ok(
+      after?.hazards.some((h) => !h.current && h.identity === before?.identity),
+      "the old identity's record is still shown",
+    );
+    const file = JSON.parse(readFileSync(path.join(gw.stateDir, 'records/observed-hazards.json'), 'utf8')) as {
+      servers: Record<string, { identities: Record<string, unknown> }>;
+    };
     assert.ok(before?.identity && file.servers.asker?.identities[before.identity], 'the record stays in the file');
     gw = await startGateway(policy('asker2'), { dir: gw.dir });
   });
