@@ -42,6 +42,7 @@ export const renderReview = (rows: ReviewRow[]): string => {
         `  coverage:   ${r.coverage.exercised.length}/${r.coverage.listed} tools exercised by the probe (${r.coverage.exercised.join(', ') || 'none'})`,
       );
     out.push(`  guard:      ${r.guard}`);
+    if (r.drift) out.push(`  drift:      ${escapeUntrusted(r.drift, 300)}`);
     out.push('  reasons:');
     for (const x of r.reasons) out.push(`    - ${x.code} [${x.grade}]: ${escapeUntrusted(x.detail, 300)}`);
     if (r.hazards.length > 0) {

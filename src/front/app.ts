@@ -14,6 +14,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     catalog: gw.catalog,
     hostRequest: (k, m, p, t) => gw.hostRequest(k, m, p, t),
     serverInfo: { name: 'lanegate', version: '0.1.0' },
+    drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),
     instructions: INSTRUCTIONS,
     auth: gw.auth,
     sessions: gw.sessions,
@@ -61,7 +62,9 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.json({ error: 'operator token required' }, 401);
     await next();
   });
-  app.get('/api/servers', (c) => c.json({ servers: gw.evidence.review(gw.guard) }));
+  app.get('/api/servers', (c) =>
+    c.json({ servers: gw.evidence.review(gw.guard, Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]))) }),
+  );
   app.post('/api/measure', (c) => c.json(gw.evaluator.startUncapped(), 202));
   app.get('/api/measure', (c) => c.json(gw.evaluator.progress));
   app.get('/api/processes', async (c) => {

@@ -4,6 +4,7 @@ import { CALLER_META } from '../host/config.js';
 import { isListMethod } from '../host/surface.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Catalog } from './catalog.js';
+import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -12,6 +13,8 @@ export interface DispatchDeps {
   catalog: Catalog;
   hostRequest: (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
   serverInfo: { name: string; version: string };
+  /** Declared-inventory drift lines per server (shown in lanegate_status). */
+  drift: () => Record<string, string>;
   instructions: string;
 }
 
@@ -44,6 +47,32 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
   const params = req.params ?? {};
   if (req.method === 'ping') return { status: 200, result: {} };
   if (req.method === 'logging/setLevel') return { status: 200, result: {} };
+  const mode = d.policy().lanes[lane]?.catalog ?? 'full';
+  if (req.method === 'tools/list') {
+    if (mode === 'search') return { status: 200, result: { tools: searchTools } };
+    const listing = await d.catalog.list(lane, 'tools/list');
+    return { status: 200, result: { tools: [...listing.items, statusTool] } };
+  }
+  if (req.method === 'tools/call') {
+    const name = String(params.name ?? '');
+    const args = (params.arguments ?? {}) as Record<string, unknown>;
+    if (name === STATUS_TOOL) {
+      const listing = await d.catalog.list(lane, 'tools/list');
+      return { status: 200, result: toolText(laneStatus(d.policy(), lane, listing.items, listing.absent, d.drift())) };
+    }
+    if (mode === 'search' && name === SEARCH_TOOL) {
+      const listing = await d.catalog.list(lane, 'tools/list');
+      const limit = Math.min(25, Math.max(1, Number(args.limit ?? 8) || 8));
+      return { status: 200, result: searchResult([...listing.items, statusTool], String(args.query ?? ''), limit) };
+    }
+    if (mode === 'search' && name === CALL_TOOL) {
+      const inner = String(args.name ?? '');
+      if (inner === CALL_TOOL || inner === SEARCH_TOOL)
+        return { status: 200, result: toolText(`${inner} cannot be called through ${CALL_TOOL}`, true) };
+      const innerArgs = (args.arguments ?? {}) as Record<string, unknown>;
+      return dispatch(d, lane, { ...req, params: { ...params, name: inner, arguments: innerArgs } });
+    }
+  }
   if (isListMethod(req.method)) {
     const listing = await d.catalog.list(lane, req.method);
     const field =

@@ -50,7 +50,7 @@ export class Evidence {
     writeVerdicts(this.policy.gateway.stateDir, this.verdicts);
   }
 
-  review(guard: GuardFile): ReviewRow[] {
+  review(guard: GuardFile, inventory: Record<string, string> = {}): ReviewRow[] {
     const ledger = Object.fromEntries(Object.keys(this.policy.servers).map((n) => [n, this.ledger.recordsOf(n)]));
     return buildReview({
       policy: this.policy,
@@ -59,6 +59,7 @@ export class Evidence {
       verdicts: this.verdicts,
       guard,
       liveVersions: this.liveVersions,
+      inventory,
     });
   }
 

@@ -51,6 +51,8 @@ export class Gateway {
   /** Guard records (records/guard.json): the front is their single writer. */
   guard: GuardFile;
   readonly evidence: Evidence;
+  /** Declared-inventory drift per server, as the hosts last reported it. */
+  readonly inventory: Record<string, { line: string; withheld: boolean; at: string }> = {};
   readonly evaluator: Evaluator;
 
   constructor(private readonly o: GatewayOptions) {
@@ -162,6 +164,14 @@ export class Gateway {
     }
     if (n.method === 'lanegate/hazard') {
       this.onHazard(key, String(n.params?.server ?? ''), String(n.params?.code ?? ''));
+      return;
+    }
+    if (n.method === 'lanegate/inventory') {
+      const p = n.params as { server?: string; line?: string; withheld?: boolean } | undefined;
+      if (p?.server && p.line) {
+        this.inventory[p.server] = { line: p.line, withheld: p.withheld === true, at: new Date().toISOString() };
+        this.counters.inc('lanegate_inventory_drift_total', { server: p.server });
+      }
       return;
     }
     if (n.method === 'lanegate/upstream') {

@@ -9,6 +9,7 @@ import type { UpstreamConn } from '../upstream/conn.js';
 import { CALLER_IDENTITY_EXT, CALLER_META, type HostConfig } from './config.js';
 import { HostGuard } from './guard.js';
 import { demonstrate, preflight } from './measure.js';
+import { compareInventory, describeDrift } from './inventory.js';
 import type { ServerConfig } from '../policy/model.js';
 import { ServerSlot, type SlotHooks } from './slot.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
@@ -31,6 +32,8 @@ export class Host {
   /** Upstreams refused until their surface changes (a name collision). */
   private readonly refused = new Map<string, string>();
   private readonly guard: HostGuard;
+  /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
+  private readonly withheld = new Map<string, string>();
 
   constructor(
     private readonly cfg: HostConfig,
@@ -149,7 +152,26 @@ export class Host {
   private unavailable(server: string): string | undefined {
     const g = this.guard.refusal(server);
     if (g) return `refused by the guard (layer ${g.layer}, ${g.tool}: ${g.finding}); see: ${g.remedy.join('; ')}`;
-    return this.refused.get(server);
+    return this.refused.get(server) ?? this.withheld.get(server);
+  }
+
+  /** Declared inventory: compared on every (re)start and list change; a mismatch is loud. */
+  private checkInventory(cfg: ServerConfig, conn: UpstreamConn, surface: Surface): void {
+    const version = typeof conn.init.serverInfo.version === 'string' ? conn.init.serverInfo.version : undefined;
+    const drift = compareInventory(
+      cfg.expect,
+      version,
+      (surface.tools ?? []).map((t) => String(t.name)),
+    );
+    if (!drift) {
+      this.withheld.delete(cfg.name);
+      return;
+    }
+    const line = describeDrift(cfg.name, drift);
+    this.log.warn({ event: 'inventory_drift', server: cfg.name, drift, onDrift: cfg.onDrift }, line);
+    this.out.notify('lanegate/inventory', { server: cfg.name, drift: { ...drift }, line, withheld: cfg.onDrift === 'withhold' });
+    if (cfg.onDrift === 'withhold')
+      this.withheld.set(cfg.name, `withheld: ${line}; accept the new inventory by updating servers.${cfg.name}.expect in the policy`);
   }
 
   private refreshTrust(): void {
@@ -164,6 +186,7 @@ export class Host {
     return slot.conn(lane).then((conn) =>
       slot.surface(lane, async () => {
         const s = await this.fetchSurface(conn, slot.config.callTimeoutMs);
+        this.checkInventory(slot.config, conn, s);
         if (this.guard.vet(slot.config.name, s) === 'refused') {
           const r = this.guard.refusal(slot.config.name);
           if (r) process.stderr.write(`${formatRefusal(r)}\n`);

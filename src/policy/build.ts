@@ -42,6 +42,10 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
       transport,
       perLaneLaunch,
       ...(s.probe ? { probe: s.probe.map((p) => ({ tool: p.tool, args: p.args, volatile: p.volatile })) } : {}),
+      ...(s.expect
+        ? { expect: { ...(s.expect.version ? { version: s.expect.version } : {}), ...(s.expect.tools ? { tools: s.expect.tools } : {}) } }
+        : {}),
+      onDrift: s.onDrift,
       idleMs: s.idleSeconds * 1000,
       callTimeoutMs: s.callTimeoutSeconds * 1000,
     };

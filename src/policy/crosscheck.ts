@@ -38,6 +38,13 @@ export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
     if (!domain) {
       problems.push({ path: ['servers', serverName, 'domain'], message: `trust domain "${s.domain}" is not declared in trustDomains` });
     }
+    if (s.prefix === 'lanegate') {
+      problems.push({
+        path: ['servers', serverName, 'prefix'],
+        value: s.prefix,
+        message: 'layer one (structural): prefix "lanegate" is reserved for the gateway\'s own tools',
+      });
+    }
     const owner = prefixOwner.get(s.prefix);
     if (owner) {
       problems.push({

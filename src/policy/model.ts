@@ -47,6 +47,8 @@ export interface ServerConfig {
   /** args or env mention {lane}: every lane gets its own launch, structurally. */
   perLaneLaunch: boolean;
   probe?: ProbeStepConfig[];
+  expect?: { version?: string; tools?: string[] };
+  onDrift: 'report' | 'withhold';
   idleMs: number;
   callTimeoutMs: number;
 }

@@ -57,6 +57,17 @@ const server = z
     http: http.optional(),
     share: z.enum(['auto', 'never']).default('auto'),
     probe: z.array(probeStep).optional(),
+    expect: z
+      .strictObject({
+        version: z.string().min(1).optional().describe('The version the server must report (serverInfo.version)'),
+        tools: z.array(z.string().min(1)).optional().describe('The exact tool names (unprefixed) the server must list'),
+      })
+      .optional()
+      .describe('The declared inventory: a mismatch is a loud drift report'),
+    onDrift: z
+      .enum(['report', 'withhold'])
+      .default('report')
+      .describe('withhold: serve the lane without it until the inventory is accepted'),
     idleSeconds: z.number().int().min(1).max(86_400).default(300),
     callTimeoutSeconds: z.number().int().min(1).max(3_600).default(60),
   })

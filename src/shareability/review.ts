@@ -19,6 +19,7 @@ export interface ReviewRow {
   measuredAt?: number;
   reportedVersion?: string;
   guard: 'admitted' | 'refused' | 'unseen';
+  drift?: string;
   /** Ledger entries per launch identity; `current` marks the identity in force. */
   hazards: { identity: string; current: boolean; record: IdentityRecord }[];
 }
@@ -30,6 +31,8 @@ export interface ReviewInputs {
   verdicts: VerdictFile;
   guard: GuardFile;
   liveVersions: Record<string, string>;
+  /** Declared-inventory drift lines per server, when the gateway has seen any. */
+  inventory?: Record<string, string>;
 }
 
 /**
@@ -75,6 +78,7 @@ export const buildReview = (i: ReviewInputs): ReviewRow[] =>
       ...(row ? { measuredAt: row.evaluatedAt } : {}),
       ...(row?.reportedVersion ? { reportedVersion: row.reportedVersion } : {}),
       guard,
+      ...(i.inventory?.[s.name] ? { drift: i.inventory[s.name] } : {}),
       hazards: Object.entries(ledger).map(([id, record]) => ({ identity: id, current: id === identity, record })),
     };
   });

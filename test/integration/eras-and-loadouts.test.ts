@@ -40,15 +40,19 @@ describe('two lanes, two loadouts, both protocol eras', () => {
         const bTools = (await b.listTools()).tools.map((t) => t.name);
         assert.ok(aTools.includes('every_echo'), `alpha sees every_echo: ${aTools.join(',')}`);
         assert.ok(aTools.includes('fix_echo'));
-        assert.ok(aTools.every((n) => n.startsWith('every_') || n.startsWith('fix_')));
+        assert.ok(aTools.every((n) => n.startsWith('every_') || n.startsWith('fix_') || n === 'lanegate_status'));
         assert.deepEqual(bTools.sort(), [
+          'fix_ask',
           'fix_count',
           'fix_crash',
           'fix_echo',
           'fix_mutate',
           'fix_pid',
+          'fix_recall',
+          'fix_remember',
           'fix_secret_fingerprint',
           'fix_sleep',
+          'lanegate_status',
         ]);
         const r = await a.callTool({ name: 'every_echo', arguments: { message: `hello-${era}` } });
         assert.match(textOf(r), new RegExp(`hello-${era}`));

@@ -1,0 +1,103 @@
+import type { Policy } from '../policy/model.js';
+import type { Absence } from './catalog.js';
+import { searchCatalog } from './catalog-search.js';
+
+/** Names the gateway itself serves in every lane's catalog. The prefix "lanegate" is reserved. */
+export const STATUS_TOOL = 'lanegate_status';
+export const SEARCH_TOOL = 'lanegate_search';
+export const CALL_TOOL = 'lanegate_call';
+
+export const statusTool = {
+  name: STATUS_TOOL,
+  title: 'What this lane should have, and what is missing',
+  description:
+    'Lists the MCP servers this lane is configured to use, which are serving now, and for each missing one why and the command an operator runs to fix it. Call it when a tool you expected is not listed or fails.',
+  inputSchema: { type: 'object', properties: {} },
+  annotations: { readOnlyHint: true, openWorldHint: false },
+};
+
+export const searchTools = [
+  {
+    name: SEARCH_TOOL,
+    title: "Search this lane's tools",
+    description:
+      'Searches the tools available to this lane by name, title, description and parameter names. Returns the best matches with a one-line description and the input schema to call them with lanegate_call.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'What you want to do, in a few words' },
+        limit: { type: 'integer', minimum: 1, maximum: 25 },
+      },
+      required: ['query'],
+    },
+    annotations: { readOnlyHint: true, openWorldHint: false },
+  },
+  {
+    name: CALL_TOOL,
+    title: 'Call a tool of this lane by name',
+    description: "Calls one of this lane's tools (as found with lanegate_search) with its arguments.",
+    inputSchema: {
+      type: 'object',
+      properties: { name: { type: 'string', description: 'The tool name, e.g. docs_search' }, arguments: { type: 'object' } },
+      required: ['name'],
+    },
+  },
+];
+
+const text = (value: unknown, isError = false): Record<string, unknown> => ({
+  content: [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
+  ...(typeof value === 'object' ? { structuredContent: value } : {}),
+  ...(isError ? { isError: true } : {}),
+});
+
+/** The remedy an operator runs for an absence, from the reason the host gave. Pure. */
+export const remedyFor = (server: string, reason: string): string => {
+  const tool = /refused by the guard \(layer semantic, (?:tool )?([^:]+):/.exec(reason)?.[1];
+  if (/refused by the guard/.test(reason))
+    return `lanegate inspect ${server}${tool ? ` --tool ${tool}` : ''}; after review: lanegate trust ${server}${tool ? ` --tool ${tool}` : ''} --reviewed-by <you>`;
+  if (/crash|restarting|ended/.test(reason))
+    return (
+      'restarts automatically with backoff; if it keeps crashing, read the gateway log (event upstream_crashed) and fix servers.' + server
+    );
+  if (/failed to start|initialize failed|no longer exists/.test(reason))
+    return `check servers.${server} (lanegate check --policy <policy>) and the gateway log (event upstream_start_failed)`;
+  if (/cannot be served under prefix|listed twice/.test(reason))
+    return `the upstream lists names that would collide; fix the server or change servers.${server}.prefix`;
+  if (/drift/.test(reason)) return `lanegate review; accept the new inventory by editing servers.${server}.expect`;
+  return 'lanegate review, and the gateway log';
+};
+
+/** lanegate_status for one lane: the loadout the policy promises vs what serves now. Pure. */
+export const laneStatus = (
+  policy: Policy,
+  lane: string,
+  tools: Record<string, unknown>[],
+  absent: Absence[],
+  drift: Record<string, string> = {},
+): Record<string, unknown> => {
+  const loadout = policy.lanes[lane]?.servers ?? [];
+  const servers = loadout.map((name) => {
+    const s = policy.servers[name];
+    const gone = absent.find((a) => a.server === name);
+    const count = tools.filter((t) => String(t.name).startsWith(`${s?.prefix ?? '?'}_`)).length;
+    if (!s?.enabled)
+      return { server: name, state: 'disabled', reason: 'disabled in the policy', remedy: `set servers.${name}.enabled: true` };
+    if (gone) return { server: name, prefix: s.prefix, state: 'missing', reason: gone.reason, remedy: remedyFor(name, gone.reason) };
+    const d = drift[name];
+    return { server: name, prefix: s.prefix, state: 'serving', tools: count, ...(d ? { drift: d, remedy: remedyFor(name, 'drift') } : {}) };
+  });
+  const missing = servers.filter((s) => s.state !== 'serving').length;
+  return {
+    lane,
+    summary:
+      missing === 0
+        ? `all ${servers.length} configured servers are serving`
+        : `${missing} of ${servers.length} configured servers are missing`,
+    servers,
+  };
+};
+
+export const searchResult = (tools: Record<string, unknown>[], query: string, limit: number): Record<string, unknown> =>
+  text({ query, hits: searchCatalog(tools, query, limit).map(({ score: _s, ...h }) => h) });
+
+export const toolText = text;
