@@ -56,9 +56,7 @@ export const remedyFor = (server: string, reason: string): string => {
   if (/refused by the guard/.test(reason))
     return `lanegate inspect ${server}${tool ? ` --tool ${tool}` : ''}; after review: lanegate trust ${server}${tool ? ` --tool ${tool}` : ''} --reviewed-by <you>`;
   if (/crash|restarting|ended/.test(reason))
-    return (
-      'restarts automatically with backoff; if it keeps crashing, read the gateway log (event upstream_crashed) and fix servers.' + server
-    );
+    return `restarts automatically with backoff; if it keeps crashing, read the gateway log (event upstream_crashed) and fix servers.${server}`;
   if (/failed to start|initialize failed|no longer exists/.test(reason))
     return `check servers.${server} (lanegate check --policy <policy>) and the gateway log (event upstream_start_failed)`;
   if (/cannot be served under prefix|listed twice/.test(reason))
