@@ -19,6 +19,7 @@ usage:
   lanegate review [--json] [--policy F]      (why each server shares or runs dedicated)
   lanegate measure [--url U] [--policy F]    (pre-flight + demonstration pass on the running gateway)
   lanegate draft-probe SERVER [--policy F]   (proposes a probe from read-only tools, for review)
+  lanegate reload [--url U] [--policy F]     (re-reads the policy of the running gateway; or send SIGHUP)
   lanegate inspect SERVER [--tool T] [--policy F]
   lanegate trust  SERVER [--tool T] --reviewed-by WHO [--note N] [--policy F]
 
@@ -68,6 +69,7 @@ const main = async (argv: string[]): Promise<number> => {
       });
     }
     case 'review':
+    case 'reload':
     case 'measure':
     case 'draft-probe': {
       const { values, positionals } = parseArgs({
@@ -79,6 +81,7 @@ const main = async (argv: string[]): Promise<number> => {
       if (!policy) return 1;
       if (cmd === 'review') return (await import('./review.js')).runReview(policy, values.json ?? false);
       if (cmd === 'measure') return (await import('./measure.js')).runMeasure(policy, values.url);
+      if (cmd === 'reload') return (await import('./reload.js')).runReload(policy, values.url);
       const server = positionals[0];
       if (!server) {
         process.stderr.write('draft-probe needs a SERVER\n');

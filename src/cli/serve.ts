@@ -44,7 +44,9 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
       await step(['token', 'issue', '--policy', a.policy, '--lane', lane.name, '--url', url, '--ttl', '30d']);
     }
   }
-  out.write('\nCtrl-C stops the gateway and every process it started.\n');
+  out.write(
+    `\nCtrl-C stops the gateway and every process it started; kill -HUP ${process.pid} (or lanegate reload) re-reads the policy.\n`,
+  );
   let stopping = false;
   const stop = (sig: string): void => {
     if (stopping) return;
@@ -53,6 +55,11 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
     void gw.close().then(() => process.exit(0));
     setTimeout(() => process.exit(0), 12_000).unref();
   };
+  process.on('SIGHUP', () => {
+    void gw.reload().then((r) => {
+      if (!r.ok) for (const p of r.problems) process.stderr.write(`reload refused: ${p}\n`);
+    });
+  });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
   return new Promise<number>(() => undefined);

@@ -66,6 +66,10 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     c.json({ servers: gw.evidence.review(gw.guard, Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]))) }),
   );
   app.post('/api/measure', (c) => c.json(gw.evaluator.startUncapped(), 202));
+  app.post('/api/reload', async (c) => {
+    const r = await gw.reload();
+    return c.json(r, r.ok ? 200 : 422);
+  });
   app.get('/api/measure', (c) => c.json(gw.evaluator.progress));
   app.get('/api/processes', async (c) => {
     const out: Record<string, unknown> = {};

@@ -147,6 +147,16 @@ export class HostManager {
     return Object.fromEntries([...this.hosts].map(([k, h]) => [k, h.peer && !h.peer.isClosed ? h.child?.pid : undefined]));
   }
 
+  /** The configuration a running host was started (or last reconfigured) with. */
+  configOf(key: string): HostConfig | undefined {
+    return this.hosts.get(key)?.cfg;
+  }
+
+  setConfig(key: string, cfg: HostConfig): void {
+    const h = this.hosts.get(key);
+    if (h) h.cfg = cfg;
+  }
+
   running(): string[] {
     return [...this.hosts].filter(([, h]) => h.peer && !h.peer.isClosed).map(([k]) => k);
   }

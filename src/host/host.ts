@@ -36,8 +36,8 @@ export class Host {
   private readonly withheld = new Map<string, string>();
 
   constructor(
-    private readonly cfg: HostConfig,
-    connect: SlotHooks['connect'],
+    private cfg: HostConfig,
+    private readonly connect: SlotHooks['connect'],
     private readonly out: HostOut,
     private readonly log: Logger,
     private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
@@ -46,28 +46,59 @@ export class Host {
       cfg.stateDir,
       cfg.pins ?? {},
       (server) =>
-        Object.entries(cfg.lanes)
+        Object.entries(this.cfg.lanes)
           .filter(([, servers]) => servers.includes(server))
           .map(([lane]) => lane),
       (r) => this.out.notify('lanegate/guard', { ...r }),
       log,
     );
-    for (const s of cfg.servers) {
-      const slot = new ServerSlot(s, cfg.placements[s.name] ?? 'dedicated', {
-        connect,
-        onNotification: (server, lanes, n) => this.fromUpstream(server, lanes, n),
-        onServerRequest: async (server, _lanes, r) => this.serverRequest(server, r),
-        onEvent: (e) => {
-          this.log.info(
-            { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
-            `upstream ${e.kind}`,
-          );
-          this.out.notify('lanegate/upstream', { ...e });
-        },
-      });
-      this.slots.set(s.name, slot);
-      this.byPrefix.set(s.prefix, slot);
+    for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated');
+  }
+
+  private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated'): void {
+    const slot = new ServerSlot(s, placement, {
+      connect: this.connect,
+      onNotification: (server, lanes, n) => this.fromUpstream(server, lanes, n),
+      onServerRequest: async (server, _lanes, r) => this.serverRequest(server, r),
+      onEvent: (e) => {
+        this.log.info(
+          { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
+          `upstream ${e.kind}`,
+        );
+        this.out.notify('lanegate/upstream', { ...e });
+      },
+    });
+    this.slots.set(s.name, slot);
+    this.byPrefix.set(s.prefix, slot);
+  }
+
+  /**
+   * Hot reload: adopt a new configuration without touching what did not change. Unchanged
+   * servers keep their children (and their placement: promotion happens only at host start);
+   * removed or changed servers are stopped; loadouts switch at once.
+   */
+  async reconfigure(next: HostConfig): Promise<Params> {
+    const same = (a: ServerConfig, b: ServerConfig): boolean => JSON.stringify(a) === JSON.stringify(b);
+    const stopped: string[] = [];
+    const added: string[] = [];
+    for (const [name, slot] of [...this.slots]) {
+      const n = next.servers.find((x) => x.name === name);
+      if (!n || !same(n, slot.config)) {
+        this.slots.delete(name);
+        this.byPrefix.delete(slot.config.prefix);
+        stopped.push(name);
+        await slot.close();
+      }
     }
+    for (const s of next.servers) {
+      if (!this.slots.has(s.name)) {
+        this.addSlot(s, next.placements[s.name] ?? 'dedicated');
+        added.push(s.name);
+      }
+    }
+    this.cfg = { ...next, pins: this.cfg.pins };
+    this.log.info({ event: 'host_reconfigured', stopped, added, lanes: Object.keys(next.lanes) }, 'host reconfigured');
+    return { stopped, added };
   }
 
   async handle(req: RpcRequest): Promise<Params> {
@@ -81,6 +112,7 @@ export class Host {
     }
     if (req.method === 'ping') return {};
     if (req.method === 'lanegate/processes') return { processes: this.processes() };
+    if (req.method === 'lanegate/configure') return this.reconfigure(params.config as unknown as HostConfig);
     if (req.method === 'lanegate/measure') return this.measure(String(params.server ?? ''), params.demonstrate === true);
     const lane = this.callerLane(params);
     if (isListMethod(req.method)) return this.list(req.method, lane);
