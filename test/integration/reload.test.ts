@@ -22,7 +22,7 @@ describe('hot reload', () => {
   let tb: string;
   let tc: string;
   const tools = async (t: string) =>
-    ((((await modernPost(gw.url, t, 1, 'tools/list')).json?.result as { tools?: { name: string }[] }) ?? {}).tools ?? []).map(
+    (((await modernPost(gw.url, t, 1, 'tools/list')).json?.result as { tools?: { name: string }[] } | undefined)?.tools ?? []).map(
       (x) => x.name,
     );
   const call = async (t: string, name: string, args: Record<string, unknown> = {}) => {

@@ -11,6 +11,7 @@ const srv = (name: string, prefix: string, domain: string, enabled = true) => ({
   domain,
   enabled,
   share: 'auto' as const,
+  onDrift: 'report' as const,
   transport: { kind: 'stdio' as const, command: 'node', commandPath: '/usr/bin/node', args: [], env: {} },
   perLaneLaunch: false,
   idleMs: 1000,
