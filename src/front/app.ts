@@ -20,7 +20,13 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     sessions: gw.sessions,
     maxBodyBytes: gw.policy.gateway.maxBodyBytes,
     realm: 'lanegate',
-    onRefused: (code) => gw.counters.inc('lanegate_auth_refused_total', { code }),
+    onRefused: (code) => gw.metrics.authRefused.inc({ code }),
+    onCall: (server, lane, method, seconds, error) => {
+      gw.metrics.calls.inc({ server, lane, method });
+      gw.metrics.latency.observe({ server, lane }, seconds);
+      if (error) gw.metrics.errors.inc({ server, lane, kind: error });
+      gw.lastSeen.set(lane, Date.now());
+    },
   });
   let cached: McpHttpDeps | undefined;
   const d = (): McpHttpDeps => {
@@ -37,7 +43,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
       allowedOrigins(gw.port, gw.policy.gateway.allowedOrigins),
     );
     if (why) {
-      gw.counters.inc('lanegate_http_refused_total', { reason: 'host_or_origin' });
+      gw.metrics.httpRefused.inc({ reason: 'host_or_origin' });
       return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);
     }
     await next();
@@ -52,11 +58,10 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     const missing = gw.sharedHostKeys().filter((k) => !running.has(k));
     return c.json({ ready: missing.length === 0, missingHosts: missing }, missing.length === 0 ? 200 : 503);
   });
-  app.get('/metrics', (c) => {
+  app.get('/metrics', async (c) => {
     if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.text('operator token required\n', 401);
-    return c.text(gw.counters.render({ lanegate_sessions: gw.sessions.count(), lanegate_hosts_running: gw.hosts.running().length }), 200, {
-      'content-type': 'text/plain; version=0.0.4',
-    });
+    await gw.refreshGauges();
+    return c.text(await gw.metrics.registry.metrics(), 200, { 'content-type': gw.metrics.registry.contentType });
   });
   app.use('/api/*', async (c, next) => {
     if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.json({ error: 'operator token required' }, 401);

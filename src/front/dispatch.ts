@@ -13,6 +13,10 @@ export interface DispatchDeps {
   catalog: Catalog;
   hostRequest: (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
   serverInfo: { name: string; version: string };
+  /** Observes a forwarded call (metrics). `error` is a stable kind, never content. */
+  onCall?: (server: string, lane: string, method: string, seconds: number, error?: string) => void;
+  /** W3C trace context of the lane's HTTP request, passed on to the upstream call. */
+  trace?: { traceparent?: string; tracestate?: string };
   /** Declared-inventory drift lines per server (shown in lanegate_status). */
   drift: () => Record<string, string>;
   instructions: string;
@@ -31,6 +35,17 @@ export const FRONT_CAPABILITIES = {
 };
 
 const CALL_TIMEOUT_FLOOR_MS = 5_000;
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+
+/** Passes the lane's W3C trace context on (in _meta, where MCP carries it), if well formed. */
+const withTrace = (params: Record<string, unknown>, trace: DispatchDeps['trace']): Record<string, unknown> => {
+  if (!trace?.traceparent || !TRACEPARENT.test(trace.traceparent)) return params;
+  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}) };
+  meta.traceparent ??= trace.traceparent;
+  if (trace.tracestate && trace.tracestate.length <= 512) meta.tracestate ??= trace.tracestate;
+  return { ...params, _meta: meta };
+};
 
 const callerParams = (params: Record<string, unknown>, lane: string): Record<string, unknown> => {
   const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}) };
@@ -95,11 +110,21 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
     return { status: 403, error: { code: ERR.notInCatalog, message: `"${target.slice(0, 200)}" is not in this lane's catalog` } };
   }
   const timeout = Math.max(CALL_TIMEOUT_FLOOR_MS, (policy.servers[r.server]?.callTimeoutMs ?? 60_000) + 2_000);
+  const started = process.hrtime.bigint();
+  const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
   try {
-    const result = await d.hostRequest(r.hostKey, req.method, callerParams(params, lane), timeout);
+    const result = await d.hostRequest(r.hostKey, req.method, callerParams(withTrace(params, d.trace), lane), timeout);
+    d.onCall?.(r.server, lane, req.method, seconds(), result.isError === true ? 'tool_error' : undefined);
     return { status: 200, result };
   } catch (e) {
     const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
+    d.onCall?.(
+      r.server,
+      lane,
+      req.method,
+      seconds(),
+      rpc.code === ERR.timeout ? 'timeout' : rpc.code === ERR.unavailable ? 'unavailable' : 'protocol',
+    );
     if (req.method === 'tools/call' && (rpc.code === ERR.unavailable || rpc.code === ERR.timeout)) {
       // A tool of an unavailable upstream answers loudly, as a tool error the agent reads.
       return {

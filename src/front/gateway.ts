@@ -16,7 +16,7 @@ import { LaneAuth } from './auth.js';
 import { Catalog, lanesAffected } from './catalog.js';
 import { hostConfigFor } from './host-config.js';
 import { HostManager } from './hosts.js';
-import { Counters } from './metrics.js';
+import { Metrics } from './metrics.js';
 import { Sessions } from './sessions.js';
 import { type GuardFile, MAX_DRIFT, readGuard, writeGuard } from '../records/guard-file.js';
 import type { GuardReport } from '../host/guard.js';
@@ -46,7 +46,9 @@ export class Gateway {
   readonly hosts: HostManager;
   readonly catalog: Catalog;
   readonly sessions = new Sessions();
-  readonly counters = new Counters();
+  readonly metrics = new Metrics();
+  /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
+  readonly lastSeen = new Map<string, number>();
   readonly auth: LaneAuth;
   private server?: ServerType;
   port = 0;
@@ -80,12 +82,12 @@ export class Gateway {
       this.evidence,
       (key, method, params, timeout) => this.hosts.request(key, method, params, timeout),
       o.log,
-      (kind) => this.counters.inc('lanegate_measure_passes_total', { kind }),
+      (kind) => this.metrics.passes.inc({ kind }),
     );
   }
 
   hostRequest(key: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
-    this.counters.inc('lanegate_host_requests_total', { method });
+    this.metrics.hostRequests.inc({ method });
     return this.hosts.request(key, method, params, timeoutMs);
   }
 
@@ -122,7 +124,7 @@ export class Gateway {
       seenAt: now,
       drift: drift.slice(-MAX_DRIFT),
     };
-    this.counters.inc('lanegate_guard_reports_total', { status: r.status });
+    this.metrics.guard.inc({ server: r.server, status: r.status });
     try {
       writeGuard(this.policy.gateway.stateDir, this.guard);
     } catch (e) {
@@ -144,7 +146,7 @@ export class Gateway {
       this.log.warn({ event: 'hazard_refused', server, detail: e instanceof Error ? e.message : 'unknown' }, 'unknown hazard code refused');
       return;
     }
-    this.counters.inc('lanegate_hazards_total', { server, code });
+    this.metrics.hazards.inc({ server, code });
     this.log.warn(
       { event: 'hazard_recorded', server, code, identity, host: key },
       `hazard "${code}" recorded for "${server}"; it runs dedicated from now on`,
@@ -172,13 +174,14 @@ export class Gateway {
       const p = n.params as { server?: string; line?: string; withheld?: boolean } | undefined;
       if (p?.server && p.line) {
         this.inventory[p.server] = { line: p.line, withheld: p.withheld === true, at: new Date().toISOString() };
-        this.counters.inc('lanegate_inventory_drift_total', { server: p.server });
+        this.metrics.drift.inc({ server: p.server });
       }
       return;
     }
     if (n.method === 'lanegate/upstream') {
       const p = n.params as { kind?: string; server?: string; version?: string } | undefined;
       if (p?.kind === 'started' && p.server && p.version) this.evidence.noteVersion(p.server, p.version);
+      if (p?.kind === 'crashed' && p.server) this.metrics.restarts.inc({ kind: 'upstream', server: p.server });
       return;
     }
     const methods = LIST_OF[n.method];
@@ -190,6 +193,7 @@ export class Gateway {
   }
 
   private onHostExit(key: string): void {
+    this.metrics.restarts.inc({ kind: 'host', server: key });
     const lanes = Object.values(this.policy.lanes)
       .filter((l) =>
         l.servers.some((s) => {
@@ -239,7 +243,7 @@ export class Gateway {
         { event: 'reload_refused', problems },
         `reload refused: ${problems.length} problem(s); the running policy keeps serving`,
       );
-      this.counters.inc('lanegate_reloads_total', { outcome: 'refused' });
+      this.metrics.reloads.inc({ outcome: 'refused' });
       return { ok: false, problems, changes: {} };
     }
     const old = this.policy;
@@ -251,7 +255,7 @@ export class Gateway {
     ) {
       const problems = ['gateway.listen and gateway.stateDir cannot change under a running gateway; restart it'];
       this.log.error({ event: 'reload_refused', problems }, problems[0]);
-      this.counters.inc('lanegate_reloads_total', { outcome: 'refused' });
+      this.metrics.reloads.inc({ outcome: 'refused' });
       return { ok: false, problems, changes: {} };
     }
     this.policy = next;
@@ -289,9 +293,27 @@ export class Gateway {
     this.catalog.clear();
     for (const lane of Object.keys(next.lanes))
       this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    this.counters.inc('lanegate_reloads_total', { outcome: 'applied' });
+    this.metrics.reloads.inc({ outcome: 'applied' });
     this.log.info({ event: 'reloaded', changes }, 'policy reloaded');
     return { ok: true, problems: [], changes };
+  }
+
+  /** Gauges are read at scrape time: processes by placement, sessions, hosts, lanes seen lately. */
+  async refreshGauges(): Promise<void> {
+    const counts = { shared: 0, dedicated: 0 };
+    for (const [key, pid] of Object.entries(this.hosts.pids())) {
+      if (pid === undefined) continue;
+      const r = await this.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
+      for (const p of (r.processes as { placement: 'shared' | 'dedicated' }[]) ?? []) counts[p.placement] += 1;
+    }
+    this.metrics.processes.set({ placement: 'shared' }, counts.shared);
+    this.metrics.processes.set({ placement: 'dedicated' }, counts.dedicated);
+    this.metrics.sessions.set(this.sessions.count());
+    this.metrics.hosts.set(this.hosts.running().length);
+    const recent = Date.now() - 5 * 60_000;
+    this.metrics.lanesConnected.set(
+      new Set([...this.sessions.lanesConnected(), ...[...this.lastSeen].filter(([, t]) => t > recent).map(([l]) => l)]).size,
+    );
   }
 
   url(): string {

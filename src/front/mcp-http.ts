@@ -65,6 +65,13 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<string | Respon
   }
 };
 
+const withTraceOf = (c: Context, d: McpHttpDeps): McpHttpDeps => {
+  const traceparent = c.req.header('traceparent');
+  if (!traceparent) return d;
+  const tracestate = c.req.header('tracestate');
+  return { ...d, trace: { traceparent, ...(tracestate ? { tracestate } : {}) } };
+};
+
 export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
   const lane = await authenticate(c, d);
   if (lane instanceof Response) return lane;
@@ -103,7 +110,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
         ),
       });
     }
-    const r = await dispatch(d, lane, req);
+    const r = await dispatch(withTraceOf(c, d), lane, req);
     if (r.error) return c.json({ jsonrpc: '2.0', id: req.id, error: r.error }, r.status as 200);
     return c.json({ jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) }, r.status as 200);
   }
@@ -130,7 +137,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
-  const r = await dispatch(d, lane, msg);
+  const r = await dispatch(withTraceOf(c, d), lane, msg);
   if (r.error) return c.json({ jsonrpc: '2.0', id: msg.id, error: r.error }, r.status as 200);
   return c.json({ jsonrpc: '2.0', id: msg.id, result: r.result ?? {} }, r.status as 200);
 };

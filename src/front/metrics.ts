@@ -1,29 +1,95 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+
 /**
- * A few counters the front keeps for /metrics (Prometheus text format). Label values are
- * policy names (lanes, servers, codes), never request content.
+ * The front's Prometheus metrics (prom-client: a kept library with histograms done right).
+ * Label values are policy names (lanes, servers) and stable codes, never request content.
  */
-export class Counters {
-  private readonly values = new Map<string, number>();
-
-  inc(name: string, labels: Record<string, string> = {}, by = 1): void {
-    const key = `${name}${formatLabels(labels)}`;
-    this.values.set(key, (this.values.get(key) ?? 0) + by);
-  }
-
-  get(name: string, labels: Record<string, string> = {}): number {
-    return this.values.get(`${name}${formatLabels(labels)}`) ?? 0;
-  }
-
-  render(gauges: Record<string, number> = {}): string {
-    const lines: string[] = [];
-    for (const [k, v] of [...this.values].sort()) lines.push(`${k} ${v}`);
-    for (const [k, v] of Object.entries(gauges)) lines.push(`${k} ${v}`);
-    return `${lines.join('\n')}\n`;
-  }
+export class Metrics {
+  readonly registry = new Registry();
+  readonly calls = new Counter({
+    name: 'lanegate_calls_total',
+    help: 'tools/call, prompts/get and resources/read forwarded, by upstream and lane',
+    labelNames: ['server', 'lane', 'method'],
+    registers: [this.registry],
+  });
+  readonly errors = new Counter({
+    name: 'lanegate_call_errors_total',
+    help: 'Forwarded calls that failed, by upstream, lane and kind',
+    labelNames: ['server', 'lane', 'kind'],
+    registers: [this.registry],
+  });
+  readonly latency = new Histogram({
+    name: 'lanegate_call_duration_seconds',
+    help: 'Latency of forwarded calls through front, host and upstream',
+    labelNames: ['server', 'lane'],
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly hostRequests = new Counter({
+    name: 'lanegate_host_requests_total',
+    help: 'Requests the front sent to hosts',
+    labelNames: ['method'],
+    registers: [this.registry],
+  });
+  readonly authRefused = new Counter({
+    name: 'lanegate_auth_refused_total',
+    help: 'Requests refused for their lane token',
+    labelNames: ['code'],
+    registers: [this.registry],
+  });
+  readonly httpRefused = new Counter({
+    name: 'lanegate_http_refused_total',
+    help: 'Requests refused before auth (Host/Origin)',
+    labelNames: ['reason'],
+    registers: [this.registry],
+  });
+  readonly restarts = new Counter({
+    name: 'lanegate_restarts_total',
+    help: 'Crashes of upstream children and hosts',
+    labelNames: ['kind', 'server'],
+    registers: [this.registry],
+  });
+  readonly hazards = new Counter({
+    name: 'lanegate_hazards_total',
+    help: 'Hazards observed on shared children',
+    labelNames: ['server', 'code'],
+    registers: [this.registry],
+  });
+  readonly guard = new Counter({
+    name: 'lanegate_guard_reports_total',
+    help: 'Guard verdicts on upstream surfaces',
+    labelNames: ['server', 'status'],
+    registers: [this.registry],
+  });
+  readonly passes = new Counter({
+    name: 'lanegate_measure_passes_total',
+    help: 'Evaluation passes run',
+    labelNames: ['kind'],
+    registers: [this.registry],
+  });
+  readonly reloads = new Counter({
+    name: 'lanegate_reloads_total',
+    help: 'Policy reloads',
+    labelNames: ['outcome'],
+    registers: [this.registry],
+  });
+  readonly drift = new Counter({
+    name: 'lanegate_inventory_drift_total',
+    help: 'Declared-inventory mismatches reported',
+    labelNames: ['server'],
+    registers: [this.registry],
+  });
+  readonly processes = new Gauge({
+    name: 'lanegate_upstream_processes',
+    help: 'Running upstream children by placement',
+    labelNames: ['placement'],
+    registers: [this.registry],
+  });
+  readonly sessions = new Gauge({ name: 'lanegate_sessions', help: 'Open legacy-era sessions', registers: [this.registry] });
+  readonly lanesConnected = new Gauge({
+    name: 'lanegate_lanes_connected',
+    help: 'Lanes seen in the last 5 minutes',
+    registers: [this.registry],
+  });
+  readonly hosts = new Gauge({ name: 'lanegate_hosts_running', help: 'Host processes running', registers: [this.registry] });
 }
-
-const formatLabels = (labels: Record<string, string>): string => {
-  const e = Object.entries(labels);
-  if (e.length === 0) return '';
-  return `{${e.map(([k, v]) => `${k}="${v.replace(/["\\\n]/g, '_')}"`).join(',')}}`;
-};

@@ -46,6 +46,7 @@ describe('two lanes, two loadouts, both protocol eras', () => {
           'fix_count',
           'fix_crash',
           'fix_echo',
+          'fix_meta',
           'fix_mutate',
           'fix_pid',
           'fix_recall',
