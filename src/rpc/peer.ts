@@ -48,8 +48,8 @@ export class LinePeer {
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => this.onData(chunk));
     input.on('end', () => this.close(handlers.endReason ?? 'peer closed its output'));
-    input.on('error', () => this.close('peer stream error'));
-    output.on('error', () => this.close('peer stream error'));
+    input.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
+    output.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
   }
 
   get isClosed(): boolean {
