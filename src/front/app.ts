@@ -3,6 +3,8 @@ import type { Gateway } from './gateway.js';
 import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './guards.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
 import { operatorTokenMatches } from './operator.js';
+import { renderDashboard, renderLogin } from './dashboard-html.js';
+import { DashboardSessions } from './dashboard-sessions.js';
 
 const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
 
@@ -63,9 +65,44 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     await gw.refreshGauges();
     return c.text(await gw.metrics.registry.metrics(), 200, { 'content-type': gw.metrics.registry.contentType });
   });
+  const dash = new DashboardSessions();
+  // The operator API takes the operator token, or a dashboard browser session; a state-changing
+  // request from the browser must also carry a custom header (no cross-site form can set one).
   app.use('/api/*', async (c, next) => {
-    if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.json({ error: 'operator token required' }, 401);
+    const bearer = operatorTokenMatches(c.req.header('authorization'), operatorHash);
+    const browser = dash.valid(c.req.header('cookie')) && (c.req.method === 'GET' || c.req.header('x-lanegate-csrf') === '1');
+    if (!bearer && !browser) return c.json({ error: 'operator token required' }, 401);
     await next();
+  });
+  app.get('/dashboard', (c) => {
+    if (!dash.valid(c.req.header('cookie'))) return c.html(renderLogin(), 401);
+    const lanes = Object.values(gw.policy.lanes).map((l) => {
+      const seen = gw.lastSeen.get(l.name);
+      return {
+        name: l.name,
+        servers: l.servers,
+        enabled: l.enabled,
+        catalog: l.catalog,
+        sessions: gw.sessions.countOf(l.name),
+        ...(seen ? { lastSeen: seen } : {}),
+      };
+    });
+    const refusals = Object.entries(gw.guard.servers)
+      .filter(([, g]) => g.status === 'refused')
+      .flatMap(([server, g]) => g.findings.slice(0, 3).map((f) => ({ server, tool: f.item, finding: f.finding, matched: f.matched })));
+    const inventory = Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]));
+    return c.html(
+      renderDashboard({ rows: gw.evidence.review(gw.guard, inventory), lanes, refusals, measure: gw.evaluator.progress, now: Date.now() }),
+    );
+  });
+  app.post('/dashboard/login', async (c) => {
+    const form = await c.req.parseBody();
+    const token = typeof form.token === 'string' ? form.token.trim() : '';
+    if (!operatorTokenMatches(`Bearer ${token}`, operatorHash)) {
+      gw.metrics.authRefused.inc({ code: 'dashboard_login' });
+      return c.html(renderLogin('That is not the operator token.'), 401);
+    }
+    return c.body(null, 303, { location: '/dashboard', 'set-cookie': dash.cookie(dash.create()) });
   });
   app.get('/api/servers', (c) =>
     c.json({ servers: gw.evidence.review(gw.guard, Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]))) }),

@@ -79,6 +79,12 @@ export class Sessions {
     return this.byId.size;
   }
 
+  countOf(lane: string): number {
+    let n = 0;
+    for (const s of this.byId.values()) if (s.lane === lane) n += 1;
+    return n;
+  }
+
   lanesConnected(): Set<string> {
     return new Set([...this.byId.values()].map((s) => s.lane));
   }

@@ -1,0 +1,85 @@
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { type Browser, chromium } from 'playwright-core';
+import { EVERYTHING, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { modernPost } from '../helpers/mcp.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+const POLICY = `${policyHead()}
+trustDomains:
+  public: { kind: shared }
+  alice: { kind: principal }
+servers:
+  everything:
+    prefix: every
+    domain: public
+    stdio: { command: node, args: ["${EVERYTHING}", "stdio"] }
+    probe: [{ tool: echo, args: { message: "{{canary}}" } }]
+  poisoned: { prefix: poisoned, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--poison"] } }
+  mailbox: { prefix: mail, domain: alice, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  research: { servers: [everything, poisoned] }
+  inbox: { servers: [everything, mailbox], catalog: search }
+`;
+
+describe('dashboard in a real headless browser', { skip: existsSync(CHROMIUM) ? false : `no browser at ${CHROMIUM}` }, () => {
+  let gw: RunningGateway;
+  let browser: Browser;
+  before(async () => {
+    gw = await startGateway(POLICY);
+    // A lane uses the poisoned server once, so the guard has refused it before we look.
+    await modernPost(gw.url, await gw.token('research'), 1, 'tools/list');
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+  });
+  after(async () => {
+    await browser?.close();
+    await gw?.stop();
+  });
+
+  it('a lane token never opens it; the operator token does; the page renders; measuring runs to the end', async () => {
+    const origin = gw.url.replace(/\/mcp$/, '');
+    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+    const first = await page.goto(`${origin}/dashboard`);
+    assert.equal(first?.status(), 401);
+    await page.fill('input[name=token]', await gw.token('research'));
+    await page.click('button[type=submit]');
+    assert.match(await page.content(), /not the operator token/);
+    await page.fill('input[name=token]', gw.operatorToken);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#server-everything');
+    const rows = await page.$$eval('tr[id^=server-]', (trs) => trs.map((t) => t.id));
+    assert.deepEqual(rows.sort(), ['server-everything', 'server-mailbox', 'server-poisoned']);
+    const poisoned = await page.textContent('#server-poisoned');
+    assert.match(poisoned ?? '', /refused/);
+    assert.match((await page.textContent('.refusal')) ?? '', /poisoned.*echo/s);
+    assert.match((await page.textContent('#server-mailbox')) ?? '', /principal_domain/);
+    await page.click('#measure');
+    await page.waitForFunction(() => document.getElementById('fill')?.dataset.done === 'true', undefined, { timeout: 60_000 });
+    assert.match((await page.textContent('#progress')) ?? '', /done: 2 of 2 measured/);
+    await page.waitForLoadState('load');
+    await page.waitForFunction(() => /demonstrated/.test(document.getElementById('server-everything')?.textContent ?? ''), undefined, {
+      timeout: 15_000,
+    });
+    const shot = process.env.LANEGATE_SCREENSHOT;
+    if (shot) {
+      mkdirSync(path.dirname(shot), { recursive: true });
+      await page.screenshot({ path: shot, fullPage: true });
+    }
+    const api = await page.evaluate(async () => (await fetch('/api/measure', { method: 'POST' })).status);
+    assert.equal(api, 401, 'a browser POST without the CSRF header is refused');
+  });
+});
