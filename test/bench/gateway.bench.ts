@@ -9,7 +9,9 @@
 import { Agent, request } from 'node:http';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { FIXTURE, policyHead, ROOT, startGateway } from '../helpers/gateway.js';
 import { execa } from 'execa';
 import { LinePeer } from '../../src/rpc/peer.js';
 
@@ -158,6 +160,25 @@ lanes:
     await gw.stop();
   }
 
+  // Context cost: tools/list of the default policy's lanes, full catalog vs catalog: search.
+  const policiesDir = path.join(ROOT, 'policies');
+  const defaultPolicy = readFileSync(path.join(policiesDir, 'default.yaml'), 'utf8')
+    .replaceAll('{policyDir}', policiesDir)
+    .replace(/stateDir: .*/, 'stateDir: ./state')
+    .replace(/^lanes:\n/m, 'lanes:\n  research-search:\n    servers: [everything, memory]\n    catalog: search\n');
+  const dgw = await startGateway(defaultPolicy, { env: { LANEGATE_LOG_LEVEL: 'warn' }, secrets: { 'state/secrets/mailbox-alice-inbox.token': 'demo' } });
+  const sizes: [string, number][] = [];
+  try {
+    for (const lane of ['research', 'research-search']) {
+      const token = await dgw.token(lane);
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
+      const r = await httpPost(new URL(dgw.url), body, { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+      sizes.push([lane, Buffer.byteLength(r)]);
+    }
+  } finally {
+    await dgw.stop();
+  }
+
   const f = (x: number): string => x.toFixed(3);
   console.log('\ntools/call: latency in ms, throughput in calls/s (2 cores; same run)\n');
   console.log('path                                          c=1 p50   c=1 p99   c=1 rps    c=16 p50  c=16 p99  c=16 rps');
@@ -174,6 +195,8 @@ lanes:
       `\nratio b/a: p50 at c=1 ${(B[1].p50 / A[1].p50).toFixed(2)}x (overhead ${f(B[1].p50 - A[1].p50)} ms); throughput at c=16 ${(B[2].rps / A[2].rps).toFixed(2)}x`,
     );
   }
+  console.log('\ntools/list for the default policy (lane research: everything + memory):');
+  for (const [lane, bytes] of sizes) console.log(`  ${lane === 'research' ? 'catalog: full  ' : 'catalog: search'}  ${bytes} bytes`);
   agent.destroy();
 };
 
