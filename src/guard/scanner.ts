@@ -162,6 +162,15 @@ const decide = (sigs: Signal[]): Finding[] => {
   add('credential_access', has(sigs, 'harvest', 'strong'));
   add('dangerous_command', has(sigs, 'command', 'strong'));
 
+  // A schema VALUE (enum, default, const, example, title) has no honest reason to address the
+  // agent or to name a credential: there one directive or one key path is enough.
+  const inValue = sigs.find(
+    (s) =>
+      /^(?:inputSchema|outputSchema)\..*(?:\.enum\[\d+\]|\.default|\.const|\.examples\[\d+\]|\.title)$/.test(s.at.field) &&
+      ((s.cls === 'sensitive' && s.weight === 'strong') || (s.cls === 'directive' && s.weight !== 'weak') || s.cls === 'exfil'),
+  );
+  if (inValue) add(inValue.cls === 'sensitive' ? 'credential_access' : 'agent_directive', inValue);
+
   const directive = has(sigs, 'directive');
   const exfil = has(sigs, 'exfil', 'medium');
   const secretStrong = has(sigs, 'sensitive', 'strong');

@@ -166,13 +166,25 @@ lanes:
     .replaceAll('{policyDir}', policiesDir)
     .replace(/stateDir: .*/, 'stateDir: ./state')
     .replace(/^lanes:\n/m, 'lanes:\n  research-search:\n    servers: [everything, memory]\n    catalog: search\n');
-  const dgw = await startGateway(defaultPolicy, { env: { LANEGATE_LOG_LEVEL: 'warn' }, secrets: { 'state/secrets/mailbox-alice-inbox.token': 'demo' } });
+  const dgw = await startGateway(defaultPolicy, {
+    env: { LANEGATE_LOG_LEVEL: 'warn' },
+    secrets: { 'state/secrets/mailbox-alice-inbox.token': 'demo' },
+  });
   const sizes: [string, number][] = [];
   try {
     for (const lane of ['research', 'research-search']) {
       const token = await dgw.token(lane);
-      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } });
-      const r = await httpPost(new URL(dgw.url), body, { authorization: `Bearer ${token}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'tools/list',
+        params: { _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } },
+      });
+      const r = await httpPost(new URL(dgw.url), body, {
+        authorization: `Bearer ${token}`,
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      });
       sizes.push([lane, Buffer.byteLength(r)]);
     }
   } finally {
