@@ -23,6 +23,7 @@ const esc = (s: string): string =>
     .map((c) => `U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`)
     .join(' ');
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the range is all of ASCII, on purpose
 const NON_ASCII = /[^\x00-\x7f]/;
 
 export const findHidden = (text: string): Hidden[] => {
