@@ -4,6 +4,7 @@ import { CALLER_META } from '../host/config.js';
 import { isListMethod } from '../host/surface.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Catalog } from './catalog.js';
+import { bareResult, prefixedParams } from '../naming/bare.js';
 import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 
 export type Era = 'legacy' | 'modern';
@@ -32,6 +33,7 @@ export const FRONT_CAPABILITIES = {
   tools: { listChanged: true },
   prompts: { listChanged: true },
   resources: { listChanged: true },
+  completions: {},
 };
 
 const CALL_TIMEOUT_FLOOR_MS = 5_000;
@@ -59,6 +61,14 @@ const callerParams = (params: Record<string, unknown>, lane: string): Record<str
  * lane's loadout is refused (403) without reaching a host.
  */
 export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
+  const laneCfg = d.policy().lanes[lane];
+  const bare = laneCfg?.naming === 'bare' ? d.policy().servers[laneCfg.servers[0] ?? '']?.prefix : undefined;
+  if (bare === undefined) return dispatchNamed(d, lane, req);
+  const r = await dispatchNamed(d, lane, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) });
+  return r.result ? { ...r, result: bareResult(req.method, r.result, bare) } : r;
+};
+
+const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
   const params = req.params ?? {};
   if (req.method === 'ping') return { status: 200, result: {} };
   if (req.method === 'logging/setLevel') return { status: 200, result: {} };
@@ -85,7 +95,7 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
       if (inner === CALL_TOOL || inner === SEARCH_TOOL)
         return { status: 200, result: toolText(`${inner} cannot be called through ${CALL_TOOL}`, true) };
       const innerArgs = (args.arguments ?? {}) as Record<string, unknown>;
-      return dispatch(d, lane, { ...req, params: { ...params, name: inner, arguments: innerArgs } });
+      return dispatchNamed(d, lane, { ...req, params: { ...params, name: inner, arguments: innerArgs } });
     }
   }
   if (isListMethod(req.method)) {
@@ -100,10 +110,15 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
             : 'resourceTemplates';
     return { status: 200, result: { [field]: listing.items } };
   }
-  const byUri = req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe';
-  const byName = req.method === 'tools/call' || req.method === 'prompts/get';
+  const ref = req.method === 'completion/complete' ? (params.ref as { type?: string; name?: string; uri?: string } | undefined) : undefined;
+  const byUri =
+    req.method === 'resources/read' ||
+    req.method === 'resources/subscribe' ||
+    req.method === 'resources/unsubscribe' ||
+    ref?.type === 'ref/resource';
+  const byName = req.method === 'tools/call' || req.method === 'prompts/get' || ref?.type === 'ref/prompt';
   if (!byUri && !byName) return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
-  const target = String((byUri ? params.uri : params.name) ?? '');
+  const target = String((ref ? (byUri ? ref.uri : ref.name) : byUri ? params.uri : params.name) ?? '');
   const policy = d.policy();
   const r = route(policy, lane, target, byUri ? 'uri' : 'name');
   if (!r.ok) {

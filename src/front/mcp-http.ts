@@ -10,6 +10,7 @@ import { isLanegateError } from '../errors.js';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import { isListMethod } from '../host/surface.js';
 import { dispatch, type DispatchDeps, FRONT_CAPABILITIES } from './dispatch.js';
+import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import type { LaneAuth } from './auth.js';
 import type { Sessions } from './sessions.js';
 
@@ -65,6 +66,24 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<string | Respon
   }
 };
 
+const rpcErrorData = (c: Context, r: Rejection, id: unknown): Response =>
+  c.json(
+    { jsonrpc: '2.0', id: id ?? null, error: { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) } },
+    r.status as 400,
+  );
+
+/** Mcp-Param-* headers are checked against the schema of the tool as this lane sees it. */
+const checkToolParamHeaders = async (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest): Promise<Rejection | undefined> => {
+  const params = req.params ?? {};
+  const bare = d.policy().lanes[lane]?.naming === 'bare';
+  const listing = await d.catalog.list(lane, 'tools/list').catch(() => undefined);
+  const prefix = bare ? d.policy().servers[d.policy().lanes[lane]?.servers[0] ?? '']?.prefix : undefined;
+  const name = prefix ? `${prefix}_${String(params.name ?? '')}` : String(params.name ?? '');
+  const tool = listing?.items.find((t) => t.name === name);
+  if (!tool) return undefined;
+  return checkParamHeaders(tool.inputSchema, (params.arguments ?? {}) as Record<string, unknown>, (h) => c.req.header(h));
+};
+
 const withTraceOf = (c: Context, d: McpHttpDeps): McpHttpDeps => {
   const traceparent = c.req.header('traceparent');
   if (!traceparent) return d;
@@ -96,9 +115,26 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   if (outcome.kind === 'reject') return rpcError(c, outcome.httpStatus, outcome.code, outcome.message, id);
 
   if (outcome.kind === 'modern') {
+    const bad = checkRevision(c.req.header('mcp-protocol-version') ?? outcome.classification.revision);
+    if (bad) return rpcErrorData(c, bad, id);
     if (outcome.messageKind === 'notification') return c.body(null, 202);
     const req = outcome.message as unknown as RpcRequest;
     const serverInfo = d.serverInfo;
+    if (REMOVED_IN_MODERN.has(req.method))
+      return rpcErrorData(
+        c,
+        { status: 404, code: ERR.methodNotFound, message: `Method not found: ${req.method} is not part of revision ${MODERN_VERSION}` },
+        req.id,
+      );
+    const headerProblem = checkStandardHeaders(req.method, req.params ?? {}, {
+      method: c.req.header('mcp-method'),
+      name: c.req.header('mcp-name'),
+    });
+    if (headerProblem) return rpcErrorData(c, headerProblem, req.id);
+    if (req.method === 'tools/call') {
+      const paramProblem = await checkToolParamHeaders(c, d, lane, req);
+      if (paramProblem) return rpcErrorData(c, paramProblem, req.id);
+    }
     if (req.method === 'server/discover') {
       return c.json({
         jsonrpc: '2.0',
@@ -111,7 +147,8 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
       });
     }
     const r = await dispatch(withTraceOf(c, d), lane, req);
-    if (r.error) return c.json({ jsonrpc: '2.0', id: req.id, error: r.error }, r.status as 200);
+    if (r.error)
+      return c.json({ jsonrpc: '2.0', id: req.id, error: r.error }, (r.error.code === ERR.methodNotFound ? 404 : r.status) as 200);
     return c.json({ jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) }, r.status as 200);
   }
 

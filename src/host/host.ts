@@ -120,6 +120,12 @@ export class Host {
       const parts = splitPrefixed(String(params.name ?? ''));
       return this.forward(lane, parts?.prefix, req.method, { ...params, name: parts?.rest });
     }
+    if (req.method === 'completion/complete') {
+      const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
+      const parts = ref.type === 'ref/resource' ? splitPrefixedUri(String(ref.uri ?? '')) : splitPrefixed(String(ref.name ?? ''));
+      const inner = ref.type === 'ref/resource' ? { ...ref, uri: parts?.rest } : { ...ref, name: parts?.rest };
+      return this.forward(lane, parts?.prefix, req.method, { ...params, ref: inner });
+    }
     if (req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
       const parts = splitPrefixedUri(String(params.uri ?? ''));
       return this.forward(lane, parts?.prefix, req.method, { ...params, uri: parts?.rest });

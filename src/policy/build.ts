@@ -58,6 +58,7 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
       servers: l.servers,
       enabled: l.enabled,
       catalog: l.catalog,
+      naming: l.naming,
       ...(l.tokensNotBefore ? { tokensNotBefore: Math.floor(Date.parse(l.tokensNotBefore) / 1000) } : {}),
     };
   }

@@ -95,6 +95,12 @@ export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
   }
 
   for (const [laneName, lane] of Object.entries(doc.lanes)) {
+    if (lane.naming === 'bare' && lane.servers.length !== 1) {
+      problems.push({
+        path: ['lanes', laneName, 'naming'],
+        message: `naming: bare needs exactly one server in the loadout (has ${lane.servers.length}); with more, names could collide`,
+      });
+    }
     const seen = new Set<string>();
     lane.servers.forEach((ref, i) => {
       if (!doc.servers[ref]) {

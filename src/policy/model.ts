@@ -58,6 +58,7 @@ export interface LaneConfig {
   servers: string[];
   enabled: boolean;
   catalog: 'full' | 'search';
+  naming: 'prefixed' | 'bare';
   /** Epoch seconds; tokens with an earlier iat are void. */
   tokensNotBefore?: number;
 }

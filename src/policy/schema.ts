@@ -79,6 +79,7 @@ const lane = z.strictObject({
   servers: z.array(name).default([]),
   enabled: z.boolean().default(true),
   catalog: z.enum(['full', 'search']).default('full'),
+  naming: z.enum(['prefixed', 'bare']).default('prefixed').describe('bare: a lane with exactly one server sees its own names, unprefixed'),
   tokensNotBefore: z.iso.datetime({ offset: true }).optional().describe('Tokens for this lane issued before this instant are void'),
   description: z.string().optional(),
 });

@@ -1,0 +1,46 @@
+import { prefixName, prefixUri } from './prefix.js';
+
+/**
+ * `naming: bare` for a lane whose loadout is exactly one server: the lane sees that server's own
+ * names, and the front adds the prefix on the way in and strips it on the way out, so routing,
+ * the ledger and the logs still see one consistent prefixed world. Pure.
+ */
+const strip = (s: unknown, head: string): unknown => (typeof s === 'string' && s.startsWith(head) ? s.slice(head.length) : s);
+
+export const bareResult = (method: string, result: Record<string, unknown>, prefix: string): Record<string, unknown> => {
+  const n = `${prefix}_`;
+  const u = `${prefix}+`;
+  const map = (field: string, key: string, head: string): Record<string, unknown> => {
+    const items = result[field];
+    if (!Array.isArray(items)) return result;
+    return { ...result, [field]: items.map((i: Record<string, unknown>) => ({ ...i, [key]: strip(i[key], head) })) };
+  };
+  if (method === 'tools/list') return map('tools', 'name', n);
+  if (method === 'prompts/list') return map('prompts', 'name', n);
+  if (method === 'resources/list') return map('resources', 'uri', u);
+  if (method === 'resources/templates/list') return map('resourceTemplates', 'uriTemplate', u);
+  if (method === 'resources/read' && Array.isArray(result.contents)) {
+    return { ...result, contents: (result.contents as Record<string, unknown>[]).map((c) => ({ ...c, uri: strip(c.uri, u) })) };
+  }
+  return result;
+};
+
+/** Inbound: the bare name a lane used becomes the prefixed name the gateway routes. Gateway tools stay as they are. */
+export const prefixedParams = (method: string, params: Record<string, unknown>, prefix: string): Record<string, unknown> => {
+  if ((method === 'tools/call' || method === 'prompts/get') && typeof params.name === 'string' && !params.name.startsWith('lanegate_')) {
+    return { ...params, name: prefixName(prefix, params.name) };
+  }
+  if (
+    (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe') &&
+    typeof params.uri === 'string'
+  ) {
+    return { ...params, uri: prefixUri(prefix, params.uri) };
+  }
+  if (method === 'completion/complete') {
+    const ref = params.ref as { type?: string; name?: string; uri?: string } | undefined;
+    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string')
+      return { ...params, ref: { ...ref, name: prefixName(prefix, ref.name) } };
+    if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') return { ...params, ref: { ...ref, uri: prefixUri(prefix, ref.uri) } };
+  }
+  return params;
+};
