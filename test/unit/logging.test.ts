@@ -38,8 +38,8 @@ describe('DNS-rebinding guard', () => {
 describe('change fan-out', () => {
   const policy = {
     lanes: {
-      a: { name: 'a', servers: ['x'], enabled: true, catalog: 'full' as const },
-      b: { name: 'b', servers: ['y'], enabled: true, catalog: 'full' as const },
+      a: { name: 'a', servers: ['x'], enabled: true, catalog: 'full' as const, naming: 'prefixed' as const },
+      b: { name: 'b', servers: ['y'], enabled: true, catalog: 'full' as const, naming: 'prefixed' as const },
     },
   } as never;
   it("a shared child's change reaches exactly the lanes that have the server", () => {

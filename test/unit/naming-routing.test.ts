@@ -30,8 +30,8 @@ const policy: Pick<Policy, 'domains' | 'servers' | 'lanes'> = {
     off: srv('off', 'off', 'pub', false),
   },
   lanes: {
-    a: { name: 'a', servers: ['docs', 'inbox', 'off'], enabled: true, catalog: 'full' },
-    b: { name: 'b', servers: ['git'], enabled: true, catalog: 'full' },
+    a: { name: 'a', servers: ['docs', 'inbox', 'off'], enabled: true, catalog: 'full', naming: 'prefixed' },
+    b: { name: 'b', servers: ['git'], enabled: true, catalog: 'full', naming: 'prefixed' },
   },
 };
 

@@ -37,9 +37,9 @@ describe('placement (today: no evidence, so never shared)', () => {
 describe('lane admission', () => {
   const policy = {
     lanes: {
-      a: { name: 'a', servers: [], enabled: true, catalog: 'full' as const },
-      off: { name: 'off', servers: [], enabled: false, catalog: 'full' as const },
-      cut: { name: 'cut', servers: [], enabled: true, catalog: 'full' as const, tokensNotBefore: 1000 },
+      a: { name: 'a', servers: [], enabled: true, catalog: 'full' as const, naming: 'prefixed' as const },
+      off: { name: 'off', servers: [], enabled: false, catalog: 'full' as const, naming: 'prefixed' as const },
+      cut: { name: 'cut', servers: [], enabled: true, catalog: 'full' as const, naming: 'prefixed' as const, tokensNotBefore: 1000 },
     },
     revokedTokenIds: [],
   };
