@@ -20,6 +20,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     instructions: INSTRUCTIONS,
     auth: gw.auth,
     sessions: gw.sessions,
+    streams: gw.streams,
     maxBodyBytes: gw.policy.gateway.maxBodyBytes,
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),

@@ -34,6 +34,7 @@ export const FRONT_CAPABILITIES = {
   prompts: { listChanged: true },
   resources: { listChanged: true },
   completions: {},
+  logging: {},
 };
 
 const CALL_TIMEOUT_FLOOR_MS = 5_000;

@@ -18,6 +18,7 @@ import { hostConfigFor } from './host-config.js';
 import { HostManager } from './hosts.js';
 import { Metrics } from './metrics.js';
 import { Sessions } from './sessions.js';
+import { CallStreams } from './call-streams.js';
 import { type GuardFile, MAX_DRIFT, readGuard, writeGuard } from '../records/guard-file.js';
 import type { GuardReport } from '../host/guard.js';
 
@@ -46,6 +47,7 @@ export class Gateway {
   readonly hosts: HostManager;
   readonly catalog: Catalog;
   readonly sessions = new Sessions();
+  readonly streams = new CallStreams();
   readonly metrics = new Metrics();
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
@@ -164,6 +166,14 @@ export class Gateway {
   private onHostNotification(key: string, n: RpcNotification): void {
     if (n.method === 'lanegate/guard') {
       this.onGuardReport(key, n.params as unknown as GuardReport);
+      return;
+    }
+    if (n.method === 'lanegate/notify') {
+      const p = (n.params ?? {}) as { lane?: string; token?: string | number; method?: string; params?: Record<string, unknown> };
+      if (!p.lane || !p.method) return;
+      const msg = { jsonrpc: '2.0', method: p.method, params: p.params ?? {} };
+      // To the call it belongs to; a log line with no call open goes to the lane's GET streams.
+      if (!this.streams.deliver(p.lane, p.token, msg) && p.token === undefined) this.sessions.notifyLane(p.lane, msg);
       return;
     }
     if (n.method === 'lanegate/hazard') {

@@ -9,7 +9,8 @@ import { streamSSE } from 'hono/streaming';
 import { isLanegateError } from '../errors.js';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import { isListMethod } from '../host/surface.js';
-import { dispatch, type DispatchDeps, FRONT_CAPABILITIES } from './dispatch.js';
+import { type Dispatched, dispatch, type DispatchDeps, FRONT_CAPABILITIES } from './dispatch.js';
+import type { CallStreams } from './call-streams.js';
 import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import type { LaneAuth } from './auth.js';
 import type { Sessions } from './sessions.js';
@@ -18,6 +19,7 @@ export const MODERN_VERSION = '2026-07-28';
 const SESSION_HEADER = 'mcp-session-id';
 
 export interface McpHttpDeps extends DispatchDeps {
+  streams: CallStreams;
   auth: LaneAuth;
   sessions: Sessions;
   maxBodyBytes: number;
@@ -146,10 +148,11 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
         ),
       });
     }
-    const r = await dispatch(withTraceOf(c, d), lane, req);
-    if (r.error)
-      return c.json({ jsonrpc: '2.0', id: req.id, error: r.error }, (r.error.code === ERR.methodNotFound ? 404 : r.status) as 200);
-    return c.json({ jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) }, r.status as 200);
+    return answer(c, d, lane, req, (r) =>
+      r.error
+        ? { status: r.error.code === ERR.methodNotFound ? 404 : r.status, body: { jsonrpc: '2.0', id: req.id, error: r.error } }
+        : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
+    );
   }
 
   // Handshake era.
@@ -174,9 +177,60 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
-  const r = await dispatch(withTraceOf(c, d), lane, msg);
-  if (r.error) return c.json({ jsonrpc: '2.0', id: msg.id, error: r.error }, r.status as 200);
-  return c.json({ jsonrpc: '2.0', id: msg.id, result: r.result ?? {} }, r.status as 200);
+  return answer(c, d, lane, msg, (r) => ({
+    status: r.status,
+    body: r.error ? { jsonrpc: '2.0', id: msg.id, error: r.error } : { jsonrpc: '2.0', id: msg.id, result: r.result ?? {} },
+  }));
+};
+
+const STREAMABLE = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
+
+/**
+ * Dispatches and answers. A call whose client accepts SSE answers as plain JSON unless a
+ * notification for it (progress, a log line) arrives before its result: then the response turns
+ * into an SSE stream carrying those notifications and, last, the result.
+ */
+const answer = async (
+  c: Context,
+  d: McpHttpDeps,
+  lane: string,
+  req: RpcRequest,
+  render: (r: Dispatched) => { status: number; body: Record<string, unknown> },
+): Promise<Response> => {
+  const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
+  if (!STREAMABLE.has(req.method) || !accepts) {
+    const out = render(await dispatch(withTraceOf(c, d), lane, req));
+    return c.json(out.body, out.status as 200);
+  }
+  const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
+  const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined);
+  const done = dispatch(withTraceOf(c, d), lane, req);
+  const first = await Promise.race([done, s.first.then(() => undefined)]);
+  if (first) {
+    d.streams.end(s);
+    const out = render(first);
+    return c.json(out.body, out.status as 200);
+  }
+  return streamSSE(c, async (stream) => {
+    let result: Dispatched | undefined;
+    void done.then((r) => {
+      result = r;
+      s.wake();
+    });
+    try {
+      for (let guard = 0; guard < 1_000_000; guard += 1) {
+        while (s.queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(s.queue.shift()) });
+        if (result) break;
+        await new Promise<void>((r) => {
+          s.wake = r;
+          if (s.queue.length > 0 || result) r();
+        });
+      }
+      if (result) await stream.writeSSE({ event: 'message', data: JSON.stringify(render(result).body) });
+    } finally {
+      d.streams.end(s);
+    }
+  });
 };
 
 export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> => {

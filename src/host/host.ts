@@ -32,6 +32,8 @@ export class Host {
   /** Upstreams refused until their surface changes (a name collision). */
   private readonly refused = new Map<string, string>();
   private readonly guard: HostGuard;
+  private readonly progressOwners = new Map<string, { lane: string; token: string | number }>();
+  private nextToken = 1;
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
 
@@ -277,18 +279,24 @@ export class Host {
     const why = this.unavailable(slot.config.name);
     if (why) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${why}` });
     slot.attach(lane);
-    const token = (params._meta as Params | undefined)?.progressToken;
-    const tracked = typeof token === 'string' || typeof token === 'number' ? token : undefined;
-    if (tracked !== undefined) slot.inflightTokens.add(tracked);
+    // Progress tokens are the CLIENT's choice: two lanes may pick the same one. The host replaces
+    // it with its own unique token, so a progress frame is attributed to exactly one call.
+    const meta = params._meta as Params | undefined;
+    const token = meta?.progressToken;
+    const tracked = typeof token === 'string' || typeof token === 'number' ? `lgp-${this.nextToken++}` : undefined;
+    if (tracked !== undefined) {
+      this.progressOwners.set(tracked, { lane, token: token as string | number });
+    }
+    const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
     try {
-      return await conn.request(method, this.upstreamParams(conn, lane, params), slot.config.callTimeoutMs);
+      return await conn.request(method, this.upstreamParams(conn, lane, sent), slot.config.callTimeoutMs);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
       }
       throw e;
     } finally {
-      if (tracked !== undefined) slot.inflightTokens.delete(tracked);
+      if (tracked !== undefined) this.progressOwners.delete(tracked);
     }
   }
 
@@ -345,12 +353,27 @@ export class Host {
 
   private fromUpstream(server: string, lanes: string[] | 'all', n: RpcNotification): void {
     const slot0 = this.slots.get(server);
-    if (n.method === 'notifications/progress' && slot0?.contested) {
+    if (n.method === 'notifications/progress') {
       const token = n.params?.progressToken;
-      if ((typeof token !== 'string' && typeof token !== 'number') || !slot0.inflightTokens.has(token)) {
+      const owner = typeof token === 'string' ? this.progressOwners.get(token) : undefined;
+      if (owner) {
+        // Exactly the lane (and call) it belongs to, with the token that lane chose.
+        this.out.notify('lanegate/notify', {
+          lane: owner.lane,
+          token: owner.token,
+          method: n.method,
+          params: { ...n.params, progressToken: owner.token },
+        });
+      } else if (slot0?.contested) {
         this.hazard(slot0, 'unattributable_notification', `progress for unknown token ${String(token)}`);
       }
-      return; // dropped, never broadcast
+      return; // never broadcast
+    }
+    if (n.method === 'notifications/message') {
+      // A log line names no call: it reaches a lane only from a child that serves that lane alone.
+      if (lanes !== 'all' && lanes.length === 1)
+        this.out.notify('lanegate/notify', { lane: lanes[0], method: n.method, params: { ...(n.params ?? {}) } });
+      return;
     }
     if (!n.method.endsWith('/list_changed')) return;
     this.refused.delete(server);

@@ -54,8 +54,6 @@ export class ServerSlot {
   private closed = false;
   /** Lanes that have used the shared child (a hazard needs more than one attached). */
   private readonly attached = new Set<string>();
-  /** Progress tokens of calls in flight on this server, to attribute progress notifications. */
-  readonly inflightTokens = new Set<string | number>();
 
   constructor(
     readonly config: ServerConfig,

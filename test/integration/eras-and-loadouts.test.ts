@@ -49,6 +49,7 @@ describe('two lanes, two loadouts, both protocol eras', () => {
           'fix_meta',
           'fix_mutate',
           'fix_pid',
+          'fix_progress',
           'fix_recall',
           'fix_remember',
           'fix_secret_fingerprint',

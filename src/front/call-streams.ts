@@ -1,0 +1,49 @@
+/**
+ * Notifications that belong to a lane's call in flight (progress, log lines) find their way to
+ * that call's HTTP response. A call answers as plain JSON unless something arrives for it before
+ * its result; then the response becomes an SSE stream. So the fast path stays fast.
+ */
+export interface CallStream {
+  readonly lane: string;
+  readonly token?: string | number;
+  readonly queue: Record<string, unknown>[];
+  /** Resolves when the first message arrives. */
+  readonly first: Promise<void>;
+  wake: () => void;
+  closed: boolean;
+}
+
+export class CallStreams {
+  private readonly open = new Set<CallStream>();
+
+  start(lane: string, token: string | number | undefined): CallStream {
+    let resolve: () => void = () => undefined;
+    const first = new Promise<void>((r) => {
+      resolve = r;
+    });
+    const s: CallStream = { lane, ...(token !== undefined ? { token } : {}), queue: [], first, wake: resolve, closed: false };
+    this.open.add(s);
+    return s;
+  }
+
+  end(s: CallStream): void {
+    s.closed = true;
+    this.open.delete(s);
+  }
+
+  /**
+   * Delivers to the lane's call that owns `token`; a message without a token (a log line) goes
+   * to the lane's most recent call in flight. Returns false when no call of the lane is open.
+   */
+  deliver(lane: string, token: string | number | undefined, msg: Record<string, unknown>): boolean {
+    let target: CallStream | undefined;
+    for (const s of this.open) {
+      if (s.lane !== lane) continue;
+      if (token !== undefined ? s.token === token : true) target = s;
+    }
+    if (!target) return false;
+    target.queue.push(msg);
+    target.wake();
+    return true;
+  }
+}
