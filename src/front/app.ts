@@ -14,7 +14,8 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
   const deps = (): McpHttpDeps => ({
     policy: () => gw.policy,
     catalog: gw.catalog,
-    hostRequest: (k, m, p, t) => gw.hostRequest(k, m, p, t),
+    hostRequest: (k, m, p, t, signal) => gw.hostRequest(k, m, p, t, signal),
+    inflight: gw.inflight,
     serverInfo: { name: 'lanegate', version: '0.1.0' },
     drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),
     instructions: INSTRUCTIONS,

@@ -12,7 +12,15 @@ export type Era = 'legacy' | 'modern';
 export interface DispatchDeps {
   policy: () => Policy;
   catalog: Catalog;
-  hostRequest: (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
+  hostRequest: (
+    key: string,
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ) => Promise<Record<string, unknown>>;
+  /** Aborts when the lane cancels the call (or its connection goes away). */
+  signal?: AbortSignal;
   serverInfo: { name: string; version: string };
   /** Observes a forwarded call (metrics). `error` is a stable kind, never content. */
   onCall?: (server: string, lane: string, method: string, seconds: number, error?: string) => void;
@@ -129,7 +137,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
   const started = process.hrtime.bigint();
   const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
   try {
-    const result = await d.hostRequest(r.hostKey, req.method, callerParams(withTrace(params, d.trace), lane), timeout);
+    const result = await d.hostRequest(r.hostKey, req.method, callerParams(withTrace(params, d.trace), lane), timeout, d.signal);
     d.onCall?.(r.server, lane, req.method, seconds(), result.isError === true ? 'tool_error' : undefined);
     return { status: 200, result };
   } catch (e) {

@@ -48,6 +48,8 @@ export class Gateway {
   readonly catalog: Catalog;
   readonly sessions = new Sessions();
   readonly streams = new CallStreams();
+  /** Calls in flight, by lane, session and JSON-RPC id: what a lane's notifications/cancelled aborts. */
+  readonly inflight = new Map<string, AbortController>();
   readonly metrics = new Metrics();
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
@@ -88,9 +90,15 @@ export class Gateway {
     );
   }
 
-  hostRequest(key: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+  hostRequest(
+    key: string,
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     this.metrics.hostRequests.inc({ method });
-    return this.hosts.request(key, method, params, timeoutMs);
+    return this.hosts.request(key, method, params, timeoutMs, signal);
   }
 
   /** Placement of every server from the evidence, read when a host starts (never under a live session). */

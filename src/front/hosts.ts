@@ -42,9 +42,15 @@ export class HostManager {
     private readonly log: Logger,
   ) {}
 
-  async request(key: string, method: string, params: Record<string, unknown>, timeoutMs: number): Promise<Record<string, unknown>> {
+  async request(
+    key: string,
+    method: string,
+    params: Record<string, unknown>,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>> {
     const peer = await this.peer(key);
-    return peer.request(method, params, timeoutMs);
+    return peer.request(method, params, timeoutMs, signal);
   }
 
   private peer(key: string): Promise<LinePeer> {

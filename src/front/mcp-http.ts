@@ -20,6 +20,7 @@ const SESSION_HEADER = 'mcp-session-id';
 
 export interface McpHttpDeps extends DispatchDeps {
   streams: CallStreams;
+  inflight: Map<string, AbortController>;
   auth: LaneAuth;
   sessions: Sessions;
   maxBodyBytes: number;
@@ -119,7 +120,10 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   if (outcome.kind === 'modern') {
     const bad = checkRevision(c.req.header('mcp-protocol-version') ?? outcome.classification.revision);
     if (bad) return rpcErrorData(c, bad, id);
-    if (outcome.messageKind === 'notification') return c.body(null, 202);
+    if (outcome.messageKind === 'notification') {
+      cancelFrom(d, lane, undefined, outcome.message as unknown as { method: string; params?: Record<string, unknown> });
+      return c.body(null, 202);
+    }
     const req = outcome.message as unknown as RpcRequest;
     const serverInfo = d.serverInfo;
     if (REMOVED_IN_MODERN.has(req.method))
@@ -148,7 +152,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
         ),
       });
     }
-    return answer(c, d, lane, req, (r) =>
+    return answer(c, d, lane, req, undefined, (r) =>
       r.error
         ? { status: r.error.code === ERR.methodNotFound ? 404 : r.status, body: { jsonrpc: '2.0', id: req.id, error: r.error } }
         : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
@@ -176,8 +180,9 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   if (!sid) return rpcError(c, 400, ERR.invalidRequest, 'Bad Request: Mcp-Session-Id header is required', id);
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
+  if (outcome.reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
-  return answer(c, d, lane, msg, (r) => ({
+  return answer(c, d, lane, msg, sid, (r) => ({
     status: r.status,
     body: r.error ? { jsonrpc: '2.0', id: msg.id, error: r.error } : { jsonrpc: '2.0', id: msg.id, result: r.result ?? {} },
   }));
@@ -190,21 +195,41 @@ const STREAMABLE = new Set(['tools/call', 'prompts/get', 'resources/read', 'comp
  * notification for it (progress, a log line) arrives before its result: then the response turns
  * into an SSE stream carrying those notifications and, last, the result.
  */
-const answer = async (
-  c: Context,
+const inflightKey = (lane: string, session: string | undefined, id: unknown): string =>
+  `${lane}\u0000${session ?? ''}\u0000${JSON.stringify(id)}`;
+
+/** notifications/cancelled from a lane aborts that lane's call (in its own session) and the upstream work. */
+const cancelFrom = (
   d: McpHttpDeps,
   lane: string,
+  session: string | undefined,
+  n: { method: string; params?: Record<string, unknown> },
+): void => {
+  if (n.method !== 'notifications/cancelled') return;
+  d.inflight.get(inflightKey(lane, session, n.params?.requestId))?.abort();
+};
+
+const answer = async (
+  c: Context,
+  d0: McpHttpDeps,
+  lane: string,
   req: RpcRequest,
+  session: string | undefined,
   render: (r: Dispatched) => { status: number; body: Record<string, unknown> },
 ): Promise<Response> => {
+  const ac = new AbortController();
+  const key = inflightKey(lane, session, req.id);
+  d0.inflight.set(key, ac);
+  c.req.raw.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+  const d: McpHttpDeps = { ...withTraceOf(c, d0), signal: ac.signal };
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
   if (!STREAMABLE.has(req.method) || !accepts) {
-    const out = render(await dispatch(withTraceOf(c, d), lane, req));
+    const out = render(await dispatch(d, lane, req).finally(() => d0.inflight.delete(key)));
     return c.json(out.body, out.status as 200);
   }
   const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined);
-  const done = dispatch(withTraceOf(c, d), lane, req);
+  const done = dispatch(d, lane, req).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {
     d.streams.end(s);

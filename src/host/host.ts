@@ -103,7 +103,7 @@ export class Host {
     return { stopped, added };
   }
 
-  async handle(req: RpcRequest): Promise<Params> {
+  async handle(req: RpcRequest, signal?: AbortSignal): Promise<Params> {
     const params = req.params ?? {};
     if (req.method === 'initialize') {
       return {
@@ -120,17 +120,17 @@ export class Host {
     if (isListMethod(req.method)) return this.list(req.method, lane);
     if (req.method === 'tools/call' || req.method === 'prompts/get') {
       const parts = splitPrefixed(String(params.name ?? ''));
-      return this.forward(lane, parts?.prefix, req.method, { ...params, name: parts?.rest });
+      return this.forward(lane, parts?.prefix, req.method, { ...params, name: parts?.rest }, signal);
     }
     if (req.method === 'completion/complete') {
       const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
       const parts = ref.type === 'ref/resource' ? splitPrefixedUri(String(ref.uri ?? '')) : splitPrefixed(String(ref.name ?? ''));
       const inner = ref.type === 'ref/resource' ? { ...ref, uri: parts?.rest } : { ...ref, name: parts?.rest };
-      return this.forward(lane, parts?.prefix, req.method, { ...params, ref: inner });
+      return this.forward(lane, parts?.prefix, req.method, { ...params, ref: inner }, signal);
     }
     if (req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
       const parts = splitPrefixedUri(String(params.uri ?? ''));
-      return this.forward(lane, parts?.prefix, req.method, { ...params, uri: parts?.rest });
+      return this.forward(lane, parts?.prefix, req.method, { ...params, uri: parts?.rest }, signal);
     }
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
   }
@@ -262,7 +262,7 @@ export class Host {
     return all;
   }
 
-  private async forward(lane: string, prefix: string | undefined, method: string, params: Params): Promise<Params> {
+  private async forward(lane: string, prefix: string | undefined, method: string, params: Params, signal?: AbortSignal): Promise<Params> {
     const slot = prefix === undefined ? undefined : this.byPrefix.get(prefix);
     if (!slot || !(this.cfg.lanes[lane] ?? []).includes(slot.config.name)) {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
@@ -289,7 +289,7 @@ export class Host {
     }
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
     try {
-      return await conn.request(method, this.upstreamParams(conn, lane, sent), slot.config.callTimeoutMs);
+      return await conn.request(method, this.upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });

@@ -74,7 +74,7 @@ export const runHost = async (): Promise<void> => {
   };
 
   peer = new LinePeer(process.stdin, process.stdout, {
-    onRequest: (req) => host.handle(req),
+    onRequest: (req, signal) => host.handle(req, signal),
     onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
   });
   process.stdin.on('end', () => void shutdown('front closed the link'));

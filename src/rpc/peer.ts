@@ -12,7 +12,8 @@ import {
 } from './jsonrpc.js';
 
 export interface PeerHandlers {
-  onRequest?: (req: RpcRequest) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** `signal` aborts when the peer cancels this request (notifications/cancelled). */
+  onRequest?: (req: RpcRequest, signal: AbortSignal) => Promise<Record<string, unknown>> | Record<string, unknown>;
   onNotification?: (n: RpcNotification) => void;
   onProtocolError?: (detail: string) => void;
   /** What a pending request is told when the peer's output ends (e.g. "upstream process exited"). */
@@ -36,6 +37,8 @@ export const MAX_LINE = 64 * 1024 * 1024;
 export class LinePeer {
   private nextId = 1;
   private readonly pending = new Map<Id, Pending>();
+  /** Requests the peer sent us that are still being answered, cancellable by the peer. */
+  private readonly incoming = new Map<Id, AbortController>();
   private buf = '';
   private closed = false;
   private closeReason = 'link closed';
@@ -56,11 +59,22 @@ export class LinePeer {
     return this.closed;
   }
 
-  request(method: string, params?: Record<string, unknown>, timeoutMs = 60_000): Promise<Record<string, unknown>> {
+  request(method: string, params?: Record<string, unknown>, timeoutMs = 60_000, signal?: AbortSignal): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: this.closeReason }));
+    if (signal?.aborted) return Promise.reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       const p: Pending = { resolve, reject };
+      if (signal) {
+        // Cancellation propagates: the peer is told, and stops the work if it can.
+        const onAbort = (): void => {
+          if (!this.pending.delete(id)) return;
+          if (p.timer) clearTimeout(p.timer);
+          this.notify('notifications/cancelled', { requestId: id, reason: 'cancelled by the caller' });
+          reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
       if (timeoutMs > 0) {
         p.timer = setTimeout(() => {
           this.pending.delete(id);
@@ -130,6 +144,10 @@ export class LinePeer {
     } else if (isRequest(msg)) {
       void this.answer(msg);
     } else if (isNotification(msg)) {
+      if (msg.method === 'notifications/cancelled') {
+        const rid = (msg.params as { requestId?: Id } | undefined)?.requestId;
+        if (rid !== undefined) this.incoming.get(rid)?.abort();
+      }
       this.handlers.onNotification?.(msg);
     }
   }
@@ -140,12 +158,16 @@ export class LinePeer {
       this.send({ jsonrpc: '2.0', id: req.id, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } });
       return;
     }
+    const ac = new AbortController();
+    this.incoming.set(req.id, ac);
     try {
-      const result = await h(req);
-      this.send({ jsonrpc: '2.0', id: req.id, result });
+      const result = await h(req, ac.signal);
+      if (!ac.signal.aborted) this.send({ jsonrpc: '2.0', id: req.id, result });
     } catch (e) {
       const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: e instanceof Error ? e.message : 'internal error' };
-      this.send({ jsonrpc: '2.0', id: req.id, error: rpc });
+      if (!ac.signal.aborted) this.send({ jsonrpc: '2.0', id: req.id, error: rpc });
+    } finally {
+      this.incoming.delete(req.id);
     }
   }
 }

@@ -19,7 +19,12 @@ export interface UpstreamEvents {
 export interface UpstreamConn {
   readonly pid: number | undefined;
   readonly init: UpstreamInit;
-  request(method: string, params: Record<string, unknown> | undefined, timeoutMs: number): Promise<Record<string, unknown>>;
+  request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<Record<string, unknown>>;
   notify(method: string, params?: Record<string, unknown>): void;
   stop(): Promise<void>;
 }

@@ -65,7 +65,7 @@ export const connectHttp = async (
   let nextId = 1;
   let closed = false;
 
-  const post = async (body: RpcMessage, timeoutMs: number): Promise<Response> => {
+  const post = async (body: RpcMessage, timeoutMs: number, signal?: AbortSignal): Promise<Response> => {
     const headers: Record<string, string> = {
       ...base,
       'content-type': 'application/json',
@@ -74,7 +74,13 @@ export const connectHttp = async (
     };
     if (sessionId) headers['mcp-session-id'] = sessionId;
     try {
-      return await fetch(url, { method: 'POST', headers, body: JSON.stringify(body), signal: AbortSignal.timeout(timeoutMs) });
+      const limit = AbortSignal.timeout(timeoutMs);
+      return await fetch(url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify(body),
+        signal: signal ? AbortSignal.any([limit, signal]) : limit,
+      });
     } catch (e) {
       const timedOut = e instanceof Error && e.name === 'TimeoutError';
       throw new RpcFailure({

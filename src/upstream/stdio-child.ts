@@ -115,7 +115,7 @@ export const launchStdio = async (
   return {
     pid: child.pid,
     init,
-    request: (method, params, timeoutMs) => peer.request(method, params, timeoutMs),
+    request: (method, params, timeoutMs, signal) => peer.request(method, params, timeoutMs, signal),
     notify: (method, params) => peer.notify(method, params),
     stop,
   };
