@@ -69,13 +69,15 @@ describe('hot reload', () => {
     writeFileSync(gw.policyFile, policy('good, other', false));
     process.kill(gw.pid, 'SIGHUP');
     const applied = await waitFor(async () => (await tools(ta)).includes('other_echo'), 10_000, 50);
-    await sleep(150);
+    // Keep lane b streaming well past the reload, however slow this machine is right now.
+    const afterReload = calls;
+    await waitFor(() => calls >= afterReload + 15, 20_000, 20);
     streaming = false;
     await stream;
     assert.ok(applied, 'lane a sees the server added to its loadout');
     assert.equal((await call(ta, 'other_echo', { text: 'new' })).text, 'new');
     assert.deepEqual(failures, [], `lane b's calls during the reload all succeeded (${calls} calls)`);
-    assert.ok(calls > 20);
+    assert.ok(calls > 20, `lane b streamed through the reload (${calls} calls)`);
     assert.equal((await call(tb, 'good_pid')).text, bPid, 'the unaffected lane kept its child process');
     const cut = await modernPost(gw.url, tc, 1, 'tools/list');
     assert.equal(cut.status, 401, 'a removed lane is refused at once');
