@@ -22,6 +22,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     auth: gw.auth,
     sessions: gw.sessions,
     streams: gw.streams,
+    clientRequests: gw.clientRequests,
     maxBodyBytes: gw.policy.gateway.maxBodyBytes,
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),

@@ -6,6 +6,8 @@
 export interface CallStream {
   readonly lane: string;
   readonly token?: string | number;
+  /** A modern (2026-07-28) call cannot carry server-to-client requests (MRTR instead). */
+  readonly legacy: boolean;
   readonly queue: Record<string, unknown>[];
   /** Resolves when the first message arrives. */
   readonly first: Promise<void>;
@@ -16,12 +18,12 @@ export interface CallStream {
 export class CallStreams {
   private readonly open = new Set<CallStream>();
 
-  start(lane: string, token: string | number | undefined): CallStream {
+  start(lane: string, token: string | number | undefined, legacy = true): CallStream {
     let resolve: () => void = () => undefined;
     const first = new Promise<void>((r) => {
       resolve = r;
     });
-    const s: CallStream = { lane, ...(token !== undefined ? { token } : {}), queue: [], first, wake: resolve, closed: false };
+    const s: CallStream = { lane, ...(token !== undefined ? { token } : {}), legacy, queue: [], first, wake: resolve, closed: false };
     this.open.add(s);
     return s;
   }
@@ -35,10 +37,10 @@ export class CallStreams {
    * Delivers to the lane's call that owns `token`; a message without a token (a log line) goes
    * to the lane's most recent call in flight. Returns false when no call of the lane is open.
    */
-  deliver(lane: string, token: string | number | undefined, msg: Record<string, unknown>): boolean {
+  deliver(lane: string, token: string | number | undefined, msg: Record<string, unknown>, legacyOnly = false): boolean {
     let target: CallStream | undefined;
     for (const s of this.open) {
-      if (s.lane !== lane) continue;
+      if (s.lane !== lane || (legacyOnly && !s.legacy)) continue;
       if (token !== undefined ? s.token === token : true) target = s;
     }
     if (!target) return false;

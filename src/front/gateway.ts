@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import type { HostConfig } from '../host/config.js';
 import type { ListMethod } from '../host/surface.js';
 import type { Policy } from '../policy/model.js';
-import type { RpcNotification } from '../rpc/jsonrpc.js';
+import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
 import { hostKeyFor } from '../routing/route.js';
 import type { Placement } from '../shareability/placement.js';
 import { Evidence } from './evidence.js';
@@ -19,6 +19,7 @@ import { HostManager } from './hosts.js';
 import { Metrics } from './metrics.js';
 import { Sessions } from './sessions.js';
 import { CallStreams } from './call-streams.js';
+import { ClientRequests } from './client-requests.js';
 import { type GuardFile, MAX_DRIFT, readGuard, writeGuard } from '../records/guard-file.js';
 import type { GuardReport } from '../host/guard.js';
 
@@ -48,6 +49,7 @@ export class Gateway {
   readonly catalog: Catalog;
   readonly sessions = new Sessions();
   readonly streams = new CallStreams();
+  readonly clientRequests = new ClientRequests();
   /** Calls in flight, by lane, session and JSON-RPC id: what a lane's notifications/cancelled aborts. */
   readonly inflight = new Map<string, AbortController>();
   readonly metrics = new Metrics();
@@ -74,6 +76,7 @@ export class Gateway {
       {
         onNotification: (key, n) => this.onHostNotification(key, n),
         onHostExit: (key) => this.onHostExit(key),
+        onRequest: (key, method, params) => this.onHostRequest(key, method, params),
       },
       o.log,
     );
@@ -146,6 +149,22 @@ export class Gateway {
     const lanes = lanesAffected(this.policy, key, r.server, 'all');
     this.catalog.invalidate(lanes);
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
+  /** A host relays an upstream's request to a lane's client: on the lane's call stream (legacy era) or its GET stream. */
+  private onHostRequest(key: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const lane = String(params.lane ?? '');
+    const hostLane = key.includes('@') ? key.slice(key.indexOf('@') + 1) : undefined;
+    if (method !== 'lanegate/client-request' || !this.policy.lanes[lane] || (hostLane !== undefined && hostLane !== lane)) {
+      return Promise.reject(new RpcFailure({ code: ERR.invalidParams, message: 'refused' }));
+    }
+    const inner = String(params.method ?? '');
+    return this.clientRequests.ask(
+      lane,
+      inner,
+      (params.params ?? {}) as Record<string, unknown>,
+      (msg) => this.streams.deliver(lane, undefined, msg, true) || this.sessions.notifyLane(lane, msg),
+    );
   }
 
   private onHazard(key: string, server: string, code: string): void {

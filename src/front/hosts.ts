@@ -24,6 +24,8 @@ interface HostProc {
 
 export interface HostEvents {
   onNotification: (hostKey: string, n: RpcNotification) => void;
+  /** A request a host makes of the front (e.g. relay a server request to a lane's client). */
+  onRequest?: (hostKey: string, method: string, params: Record<string, unknown>) => Promise<Record<string, unknown>>;
   onHostExit: (hostKey: string, detail: string) => void;
 }
 
@@ -97,6 +99,10 @@ export class HostManager {
     stdin.on('error', () => undefined);
     const peer = new LinePeer(stdout, stdin, {
       onNotification: (n) => this.events.onNotification(key, n),
+      onRequest: (req) => {
+        if (!this.events.onRequest) throw new RpcFailure({ code: ERR.methodNotFound, message: 'not served' });
+        return this.events.onRequest(key, req.method, req.params ?? {});
+      },
       onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
       endReason: `host "${key}" ended (crashed or exited) during the call`,
     });

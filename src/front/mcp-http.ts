@@ -11,6 +11,7 @@ import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import { isListMethod } from '../host/surface.js';
 import { type Dispatched, dispatch, type DispatchDeps, FRONT_CAPABILITIES } from './dispatch.js';
 import type { CallStreams } from './call-streams.js';
+import type { ClientRequests } from './client-requests.js';
 import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import type { LaneAuth } from './auth.js';
 import type { Sessions } from './sessions.js';
@@ -21,6 +22,7 @@ const SESSION_HEADER = 'mcp-session-id';
 export interface McpHttpDeps extends DispatchDeps {
   streams: CallStreams;
   inflight: Map<string, AbortController>;
+  clientRequests: ClientRequests;
   auth: LaneAuth;
   sessions: Sessions;
   maxBodyBytes: number;
@@ -181,6 +183,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
   if (outcome.reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
+  if (outcome.reason === 'response') d.clientRequests.answer(lane, body as { id?: unknown });
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
   return answer(c, d, lane, msg, sid, (r) => ({
     status: r.status,
@@ -228,7 +231,7 @@ const answer = async (
     return c.json(out.body, out.status as 200);
   }
   const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined);
+  const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, session !== undefined);
   const done = dispatch(d, lane, req).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {

@@ -68,11 +68,17 @@ export class Sessions {
     return n;
   }
 
-  notifyLane(lane: string, msg: Record<string, unknown>): void {
+  /** Sends on every GET stream of the lane; returns whether any stream took it. */
+  notifyLane(lane: string, msg: Record<string, unknown>): boolean {
+    let sent = false;
     for (const s of this.byId.values()) {
       if (s.lane !== lane) continue;
-      for (const st of s.streams) st.send(msg);
+      for (const st of s.streams) {
+        st.send(msg);
+        sent = true;
+      }
     }
+    return sent;
   }
 
   count(): number {

@@ -19,6 +19,8 @@ const MAX_PAGES = 100;
 
 export interface HostOut {
   notify: (method: string, params: Params) => void;
+  /** Asks the front (for a lane's client) and waits for the answer. */
+  request: (method: string, params: Params, timeoutMs: number) => Promise<Params>;
 }
 
 /**
@@ -61,7 +63,7 @@ export class Host {
     const slot = new ServerSlot(s, placement, {
       connect: this.connect,
       onNotification: (server, lanes, n) => this.fromUpstream(server, lanes, n),
-      onServerRequest: async (server, _lanes, r) => this.serverRequest(server, r),
+      onServerRequest: async (server, lanes, r) => this.serverRequest(server, lanes, r),
       onEvent: (e) => {
         this.log.info(
           { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
@@ -385,9 +387,14 @@ export class Host {
     else tell();
   }
 
-  private async serverRequest(server: string, r: RpcRequest): Promise<Params> {
+  private async serverRequest(server: string, lanes: string[] | 'all', r: RpcRequest): Promise<Params> {
     if (r.method === 'ping') return {};
     const slot = this.slots.get(server);
+    const lane = lanes !== 'all' && lanes.length === 1 ? lanes[0] : slot && !slot.contested ? slot.soleLane() : undefined;
+    if (lane && (r.method === 'sampling/createMessage' || r.method === 'elicitation/create' || r.method === 'roots/list')) {
+      // A child that serves one lane: its request goes to that lane's client, and the answer back.
+      return this.out.request('lanegate/client-request', { lane, method: r.method, params: r.params ?? {} }, 300_000);
+    }
     // Over stdio a server-initiated request names no related request: with several lanes on one
     // child it cannot be routed to the right one without risking a cross-lane leak.
     if (slot?.contested) {
@@ -395,7 +402,7 @@ export class Host {
       throw new RpcFailure({ code: ERR.methodNotFound, message: 'refused: this shared process serves several lanes' });
     }
     this.log.warn({ event: 'server_request_refused', server, method: escapeUntrusted(r.method) }, 'server-initiated request not relayed');
-    throw new RpcFailure({ code: ERR.methodNotFound, message: `lanegate does not relay ${r.method} to lanes yet` });
+    throw new RpcFailure({ code: ERR.methodNotFound, message: `lanegate does not relay ${r.method}` });
   }
 
   processes(): { server: string; placement: string; lane?: string; pid: number }[] {

@@ -43,7 +43,11 @@ export const runHost = async (): Promise<void> => {
             onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
           })
         : connectHttp(server, lane, secrets, ev),
-    { notify: (method, params) => peer?.notify(method, params) },
+    {
+      notify: (method, params) => peer?.notify(method, params),
+      request: (method, params, timeoutMs) =>
+        peer ? peer.request(method, params, timeoutMs) : Promise.reject(new Error('no link to the front')),
+    },
     log,
     (server, tag, clientInfo) => {
       const l = stdioLaunchFor(server, undefined, ambient, secrets, cfg.stateDir);

@@ -65,6 +65,11 @@ export class ServerSlot {
     if (this.placement === 'shared') this.attached.add(lane);
   }
 
+  /** The one lane using a shared child so far, if exactly one. */
+  soleLane(): string | undefined {
+    return this.attached.size === 1 ? [...this.attached][0] : undefined;
+  }
+
   /** More than one lane shares the child right now: misrouted frames would cross lanes. */
   get contested(): boolean {
     return this.placement === 'shared' && this.attached.size > 1;

@@ -31,3 +31,9 @@ export interface UpstreamConn {
 
 export const CLIENT_INFO = { name: 'lanegate', version: '0.1.0' };
 export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25';
+
+/**
+ * What lanegate tells an upstream it can do as a client: it relays sampling, elicitation and
+ * roots requests to the lane whose call they belong to (or refuses them when none can answer).
+ */
+export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: false } };

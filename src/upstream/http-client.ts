@@ -1,7 +1,7 @@
 import { LanegateError } from '../errors.js';
 import type { ServerConfig } from '../policy/model.js';
 import { ERR, RpcFailure, type RpcMessage, type RpcNotification, type RpcResponse } from '../rpc/jsonrpc.js';
-import { CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type UpstreamEvents } from './conn.js';
+import { CLIENT_CAPABILITIES, CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type UpstreamEvents } from './conn.js';
 
 const SECRET_REF = /\{secret:([A-Z][A-Z0-9_]*)\}/g;
 
@@ -114,7 +114,7 @@ export const connectHttp = async (
 
   const r = await request(
     'initialize',
-    { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: {}, clientInfo: CLIENT_INFO },
+    { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo: CLIENT_INFO },
     20_000,
   ).catch((e: unknown) => {
     throw new LanegateError('upstream_unavailable', `initialize failed: ${e instanceof Error ? e.message : 'unknown'}`);

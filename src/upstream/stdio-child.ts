@@ -2,7 +2,14 @@ import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
 import { LanegateError } from '../errors.js';
 import { LinePeer } from '../rpc/peer.js';
-import { CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type UpstreamEvents, type UpstreamInit } from './conn.js';
+import {
+  CLIENT_CAPABILITIES,
+  CLIENT_INFO,
+  UPSTREAM_PROTOCOL_VERSION,
+  type UpstreamConn,
+  type UpstreamEvents,
+  type UpstreamInit,
+} from './conn.js';
 
 export interface StdioLaunch {
   commandPath: string;
@@ -97,7 +104,7 @@ export const launchStdio = async (
   try {
     const r = await peer.request(
       'initialize',
-      { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: {}, clientInfo: opts.clientInfo ?? CLIENT_INFO },
+      { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo: opts.clientInfo ?? CLIENT_INFO },
       initTimeoutMs,
     );
     init = {
