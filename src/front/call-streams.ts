@@ -8,6 +8,8 @@ export interface CallStream {
   readonly token?: string | number;
   /** A modern (2026-07-28) call cannot carry server-to-client requests (MRTR instead). */
   readonly legacy: boolean;
+  /** Log lines go only to calls that asked for them (a legacy session, or a modern logLevel in _meta). */
+  readonly logs: boolean;
   readonly queue: Record<string, unknown>[];
   /** Resolves when the first message arrives. */
   readonly first: Promise<void>;
@@ -18,12 +20,12 @@ export interface CallStream {
 export class CallStreams {
   private readonly open = new Set<CallStream>();
 
-  start(lane: string, token: string | number | undefined, legacy = true): CallStream {
+  start(lane: string, token: string | number | undefined, legacy = true, logs = legacy): CallStream {
     let resolve: () => void = () => undefined;
     const first = new Promise<void>((r) => {
       resolve = r;
     });
-    const s: CallStream = { lane, ...(token !== undefined ? { token } : {}), legacy, queue: [], first, wake: resolve, closed: false };
+    const s: CallStream = { lane, ...(token !== undefined ? { token } : {}), legacy, logs, queue: [], first, wake: resolve, closed: false };
     this.open.add(s);
     return s;
   }
@@ -40,7 +42,7 @@ export class CallStreams {
   deliver(lane: string, token: string | number | undefined, msg: Record<string, unknown>, legacyOnly = false): boolean {
     let target: CallStream | undefined;
     for (const s of this.open) {
-      if (s.lane !== lane || (legacyOnly && !s.legacy)) continue;
+      if (s.lane !== lane || (legacyOnly && !s.legacy) || (msg.method === 'notifications/message' && !s.logs)) continue;
       if (token !== undefined ? s.token === token : true) target = s;
     }
     if (!target) return false;

@@ -231,7 +231,8 @@ const answer = async (
     return c.json(out.body, out.status as 200);
   }
   const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, session !== undefined);
+  const wantsLogs = session !== undefined || (req.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/logLevel'] !== undefined;
+  const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, session !== undefined, wantsLogs);
   const done = dispatch(d, lane, req).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {

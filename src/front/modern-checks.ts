@@ -30,7 +30,7 @@ export const decodeHeaderValue = (raw: string): string | undefined => {
   const m = /^=\?base64\?([^?]*)\?=$/i.exec(v);
   if (!m) return v;
   const b = m[1] ?? '';
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b) || b.length % 4 === 1) return undefined;
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b) || b.length % 4 !== 0) return undefined;
   try {
     return Buffer.from(b, 'base64').toString('utf8');
   } catch {
