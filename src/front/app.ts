@@ -23,6 +23,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     sessions: gw.sessions,
     streams: gw.streams,
     clientRequests: gw.clientRequests,
+    mrtr: gw.mrtr,
     maxBodyBytes: gw.policy.gateway.maxBodyBytes,
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),

@@ -10,6 +10,10 @@ export interface CallStream {
   readonly legacy: boolean;
   /** Log lines go only to calls that asked for them (a legacy session, or a modern logLevel in _meta). */
   readonly logs: boolean;
+  /** Server-to-client requests waiting to be turned into input_required (modern calls). */
+  readonly inputs: { id: string; method: string; params: Record<string, unknown> }[];
+  /** The modern lane's declared client capabilities, for input requests. */
+  caps?: Record<string, unknown>;
   readonly queue: Record<string, unknown>[];
   /** Resolves when the first message arrives. */
   readonly first: Promise<void>;
@@ -25,7 +29,17 @@ export class CallStreams {
     const first = new Promise<void>((r) => {
       resolve = r;
     });
-    const s: CallStream = { lane, ...(token !== undefined ? { token } : {}), legacy, logs, queue: [], first, wake: resolve, closed: false };
+    const s: CallStream = {
+      lane,
+      ...(token !== undefined ? { token } : {}),
+      legacy,
+      logs,
+      queue: [],
+      inputs: [],
+      first,
+      wake: resolve,
+      closed: false,
+    };
     this.open.add(s);
     return s;
   }
@@ -33,6 +47,24 @@ export class CallStreams {
   end(s: CallStream): void {
     s.closed = true;
     this.open.delete(s);
+  }
+
+  /** A server-to-client request for a MODERN call of the lane: queued for an input_required answer. */
+  deliverInput(lane: string, msg: { id: string; method: string; params: Record<string, unknown> }): boolean {
+    let target: CallStream | undefined;
+    for (const s of this.open) if (s.lane === lane && !s.legacy) target = s;
+    if (!target) return false;
+    const need = msg.method === 'sampling/createMessage' ? 'sampling' : msg.method === 'elicitation/create' ? 'elicitation' : 'roots';
+    if (target.caps?.[need] === undefined) return false;
+    target.inputs.push(msg);
+    target.wake();
+    return true;
+  }
+
+  /** Re-attaches a parked call's stream when its retry arrives. */
+  reopen(s: CallStream): void {
+    s.closed = false;
+    this.open.add(s);
   }
 
   /**

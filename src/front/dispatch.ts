@@ -59,9 +59,15 @@ const withTrace = (params: Record<string, unknown>, trace: DispatchDeps['trace']
 };
 
 const callerParams = (params: Record<string, unknown>, lane: string): Record<string, unknown> => {
-  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}) };
+  const meta: Record<string, unknown> = {};
+  // The 2026-07-28 envelope describes the lane's request to the gateway; upstreams speak the
+  // handshake era to their host and get their own. Progress tokens and trace context pass on.
+  for (const [k, v] of Object.entries((params._meta as Record<string, unknown> | undefined) ?? {})) {
+    if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
+  }
   meta[CALLER_META] = { lane };
-  return { ...params, _meta: meta };
+  const { inputResponses: _i, requestState: _r, ...rest } = params;
+  return { ...rest, _meta: meta };
 };
 
 /**

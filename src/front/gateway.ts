@@ -20,6 +20,7 @@ import { Metrics } from './metrics.js';
 import { Sessions } from './sessions.js';
 import { CallStreams } from './call-streams.js';
 import { ClientRequests } from './client-requests.js';
+import { Mrtr } from './mrtr.js';
 import { type GuardFile, MAX_DRIFT, readGuard, writeGuard } from '../records/guard-file.js';
 import type { GuardReport } from '../host/guard.js';
 
@@ -50,6 +51,7 @@ export class Gateway {
   readonly sessions = new Sessions();
   readonly streams = new CallStreams();
   readonly clientRequests = new ClientRequests();
+  readonly mrtr = new Mrtr();
   /** Calls in flight, by lane, session and JSON-RPC id: what a lane's notifications/cancelled aborts. */
   readonly inflight = new Map<string, AbortController>();
   readonly metrics = new Metrics();
@@ -163,7 +165,10 @@ export class Gateway {
       lane,
       inner,
       (params.params ?? {}) as Record<string, unknown>,
-      (msg) => this.streams.deliver(lane, undefined, msg, true) || this.sessions.notifyLane(lane, msg),
+      (msg) =>
+        this.streams.deliver(lane, undefined, msg, true) ||
+        this.streams.deliverInput(lane, msg as { id: string; method: string; params: Record<string, unknown> }) ||
+        this.sessions.notifyLane(lane, msg),
     );
   }
 

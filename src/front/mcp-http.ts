@@ -10,7 +10,8 @@ import { isLanegateError } from '../errors.js';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import { isListMethod } from '../host/surface.js';
 import { type Dispatched, dispatch, type DispatchDeps, FRONT_CAPABILITIES } from './dispatch.js';
-import type { CallStreams } from './call-streams.js';
+import type { CallStream, CallStreams } from './call-streams.js';
+import type { Mrtr } from './mrtr.js';
 import type { ClientRequests } from './client-requests.js';
 import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import type { LaneAuth } from './auth.js';
@@ -21,6 +22,7 @@ const SESSION_HEADER = 'mcp-session-id';
 
 export interface McpHttpDeps extends DispatchDeps {
   streams: CallStreams;
+  mrtr: Mrtr;
   inflight: Map<string, AbortController>;
   clientRequests: ClientRequests;
   auth: LaneAuth;
@@ -198,6 +200,102 @@ const STREAMABLE = new Set(['tools/call', 'prompts/get', 'resources/read', 'comp
  * notification for it (progress, a log line) arrives before its result: then the response turns
  * into an SSE stream carrying those notifications and, last, the result.
  */
+const wake = (s: CallStream): Promise<void> =>
+  new Promise<void>((r) => {
+    s.wake = r;
+    if (s.queue.length > 0 || s.inputs.length > 0) r();
+  });
+
+/**
+ * A 2026-07-28 call: JSON by default; SSE when notifications arrive first; and when the upstream
+ * asks the client something (sampling, elicitation, roots), an `input_required` result that parks
+ * the call until the lane retries with `inputResponses` and the sealed `requestState`.
+ */
+const answerModern = async (
+  c: Context,
+  d: McpHttpDeps,
+  lane: string,
+  req: RpcRequest,
+  render: (r: Dispatched) => { status: number; body: Record<string, unknown> },
+): Promise<Response> => {
+  const params = req.params ?? {};
+  const meta = (params._meta ?? {}) as Record<string, unknown>;
+  const callKey = `${req.method}:${JSON.stringify(params.name ?? params.uri ?? params.ref ?? '')}`;
+  const caps = (meta['io.modelcontextprotocol/clientCapabilities'] ?? {}) as Record<string, unknown>;
+  let s: CallStream;
+  let done: Promise<Dispatched>;
+  if (params.requestState !== undefined || params.inputResponses !== undefined) {
+    const t = d.mrtr.take(params.requestState, lane, callKey);
+    if (!t.ok) return rpcErrorData(c, { status: 400, code: ERR.invalidParams, message: `Invalid params: ${t.reason}` }, req.id);
+    s = t.call.stream;
+    done = t.call.done;
+    s.caps = caps;
+    d.streams.reopen(s);
+    const responses = (params.inputResponses ?? {}) as Record<string, Record<string, unknown>>;
+    for (const [k, id] of t.call.pending) {
+      const r = responses[k];
+      d.clientRequests.answer(
+        lane,
+        r ? { id, result: r } : { id, error: { code: ERR.invalidParams, message: `no input response for ${k}` } },
+      );
+    }
+  } else {
+    const token = meta.progressToken;
+    const wantsLogs = meta['io.modelcontextprotocol/logLevel'] !== undefined;
+    s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, false, wantsLogs);
+    s.caps = caps;
+    done = dispatch(d, lane, req);
+  }
+  let result: Dispatched | undefined;
+  void done.then((r) => {
+    result = r;
+    s.wake();
+  });
+  const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
+  const inputRequired = async (): Promise<Record<string, unknown>> => {
+    await new Promise((r) => setImmediate(r)); // gather requests sent together
+    const pending = new Map<string, string>();
+    const inputRequests: Record<string, unknown> = {};
+    s.inputs.splice(0).forEach((x, i) => {
+      const k = `input-${i + 1}`;
+      pending.set(k, x.id);
+      inputRequests[k] = { method: x.method, params: x.params };
+    });
+    d.streams.end(s);
+    const requestState = d.mrtr.park({ lane, callKey, done, stream: s, pending }, () => undefined);
+    return { jsonrpc: '2.0', id: req.id, result: { resultType: 'input_required', inputRequests, requestState } };
+  };
+  for (let guard = 0; guard < 1_000_000; guard += 1) {
+    if (result) {
+      d.streams.end(s);
+      const out = render(result);
+      return c.json(out.body, out.status as 200);
+    }
+    if (s.inputs.length > 0) return c.json(await inputRequired());
+    if (s.queue.length > 0 && accepts) break;
+    s.queue.length = 0;
+    await wake(s);
+  }
+  return streamSSE(c, async (stream) => {
+    try {
+      for (let guard = 0; guard < 1_000_000; guard += 1) {
+        while (s.queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(s.queue.shift()) });
+        if (result) {
+          await stream.writeSSE({ event: 'message', data: JSON.stringify(render(result).body) });
+          break;
+        }
+        if (s.inputs.length > 0) {
+          await stream.writeSSE({ event: 'message', data: JSON.stringify(await inputRequired()) });
+          return;
+        }
+        await wake(s);
+      }
+    } finally {
+      if (result) d.streams.end(s);
+    }
+  });
+};
+
 const inflightKey = (lane: string, session: string | undefined, id: unknown): string =>
   `${lane}\u0000${session ?? ''}\u0000${JSON.stringify(id)}`;
 
@@ -223,16 +321,26 @@ const answer = async (
   const ac = new AbortController();
   const key = inflightKey(lane, session, req.id);
   d0.inflight.set(key, ac);
-  c.req.raw.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+  // A legacy call ends with its connection; a modern one may outlive its request (MRTR parks it).
+  if (session !== undefined) c.req.raw.signal?.addEventListener('abort', () => ac.abort(), { once: true });
   const d: McpHttpDeps = { ...withTraceOf(c, d0), signal: ac.signal };
+  if (session === undefined && STREAMABLE.has(req.method)) {
+    return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));
+  }
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
   if (!STREAMABLE.has(req.method) || !accepts) {
     const out = render(await dispatch(d, lane, req).finally(() => d0.inflight.delete(key)));
     return c.json(out.body, out.status as 200);
   }
   const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
-  const wantsLogs = session !== undefined || (req.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/logLevel'] !== undefined;
-  const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, session !== undefined, wantsLogs);
+  const wantsLogs =
+    session !== undefined || (req.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/logLevel'] !== undefined;
+  const s = d.streams.start(
+    lane,
+    typeof token === 'string' || typeof token === 'number' ? token : undefined,
+    session !== undefined,
+    wantsLogs,
+  );
   const done = dispatch(d, lane, req).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {

@@ -179,3 +179,85 @@ lanes:
     assert.ok(!readFileSync(marker, 'utf8').includes('completed'), 'the upstream work never completed');
   });
 });
+
+describe("a legacy lane answers its upstream's sampling request", () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [fix] }
+  b: { servers: [fix] }
+`);
+  });
+  after(async () => gw.stop());
+
+  it("the request arrives on the call's SSE stream; the answer completes the call; another lane cannot answer it", async () => {
+    const open = async (lane: string) => {
+      const token = await gw.token(lane);
+      const headers = {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const init = await fetch(gw.url, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: lane, version: '1' } },
+        }),
+      });
+      return { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' };
+    };
+    const ha = await open('a');
+    const hb = await open('b');
+    const res = await fetch(gw.url, {
+      method: 'POST',
+      headers: ha,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fix_ask', arguments: {} } }),
+    });
+    assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
+    const reader = res.body?.getReader();
+    assert.ok(reader);
+    const decoder = new TextDecoder();
+    let buf = '';
+    const nextMessage = async (): Promise<Record<string, unknown>> => {
+      for (let i = 0; i < 200; i += 1) {
+        const m = /data: (.*)\n/.exec(buf);
+        if (m?.[1]) {
+          buf = buf.slice((m.index ?? 0) + m[0].length);
+          return JSON.parse(m[1]) as Record<string, unknown>;
+        }
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value, { stream: true });
+      }
+      throw new Error('stream ended');
+    };
+    const ask = await nextMessage();
+    assert.equal(ask.method, 'sampling/createMessage');
+    assert.match(String(ask.id), /^lg-/);
+    const answer = {
+      jsonrpc: '2.0',
+      id: ask.id,
+      result: { role: 'assistant', model: 'test', content: { type: 'text', text: 'forty-two' } },
+    };
+    const stolen = await fetch(gw.url, {
+      method: 'POST',
+      headers: hb,
+      body: JSON.stringify({ ...answer, result: { ...answer.result, content: { type: 'text', text: 'from b' } } }),
+    });
+    assert.equal(stolen.status, 202, 'accepted as a notification-like post, but it answers nothing');
+    const ok = await fetch(gw.url, { method: 'POST', headers: ha, body: JSON.stringify(answer) });
+    assert.equal(ok.status, 202);
+    const final = await nextMessage();
+    assert.equal(final.id, 9);
+    assert.match(JSON.stringify(final.result), /forty-two/);
+    assert.doesNotMatch(JSON.stringify(final.result), /from b/);
+  });
+});

@@ -1,0 +1,69 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Dispatched } from './dispatch.js';
+import type { CallStream } from './call-streams.js';
+
+/** How long a parked call waits for the lane's retry with inputResponses. */
+export const REQUEST_STATE_TTL_MS = 120_000;
+
+export interface ParkedCall {
+  lane: string;
+  /** What the call was: tools/call + name, so a retry of another call cannot resume it. */
+  callKey: string;
+  done: Promise<Dispatched>;
+  stream: CallStream;
+  /** inputRequests key → the gateway-made id of the relayed client request. */
+  pending: Map<string, string>;
+  timer: NodeJS.Timeout;
+}
+
+/**
+ * MRTR translation for 2026-07-28 lanes: an upstream's server-to-client request during a modern
+ * lane's call parks the call and answers `input_required`; the lane's retry carries
+ * `inputResponses` and the `requestState`, which is an HMAC-sealed, short-lived token bound to
+ * the lane and the call. It is never trusted as given: a tampered, expired, replayed or other
+ * lane's state is refused.
+ */
+export class Mrtr {
+  private readonly key = randomBytes(32);
+  private readonly parked = new Map<string, ParkedCall>();
+
+  park(p: Omit<ParkedCall, 'timer'>, onExpire: () => void): string {
+    const id = randomBytes(12).toString('base64url');
+    const timer = setTimeout(() => {
+      this.parked.delete(id);
+      onExpire();
+    }, REQUEST_STATE_TTL_MS);
+    timer.unref();
+    this.parked.set(id, { ...p, timer });
+    return this.seal({ id, lane: p.lane, call: p.callKey, exp: Date.now() + REQUEST_STATE_TTL_MS });
+  }
+
+  private seal(payload: Record<string, unknown>): string {
+    const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    const mac = createHmac('sha256', this.key).update(body).digest('base64url');
+    return `${body}.${mac}`;
+  }
+
+  /** The parked call a requestState resumes, or why it cannot. Taking it is one-shot. */
+  take(state: unknown, lane: string, callKey: string): { ok: true; call: ParkedCall } | { ok: false; reason: string } {
+    if (typeof state !== 'string' || !state.includes('.')) return { ok: false, reason: 'requestState is malformed' };
+    const [body = '', mac = ''] = state.split('.');
+    const want = createHmac('sha256', this.key).update(body).digest();
+    const got = Buffer.from(mac, 'base64url');
+    if (got.length !== want.length || !timingSafeEqual(got, want)) return { ok: false, reason: 'requestState failed its integrity check' };
+    let p: { id?: string; lane?: string; call?: string; exp?: number };
+    try {
+      p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as typeof p;
+    } catch {
+      return { ok: false, reason: 'requestState is malformed' };
+    }
+    if (p.lane !== lane) return { ok: false, reason: 'requestState belongs to another lane' };
+    if (p.call !== callKey) return { ok: false, reason: 'requestState belongs to another call' };
+    if (typeof p.exp !== 'number' || p.exp < Date.now()) return { ok: false, reason: 'requestState expired' };
+    const call = p.id ? this.parked.get(p.id) : undefined;
+    if (!call || !p.id) return { ok: false, reason: 'requestState is no longer valid (already used or expired)' };
+    this.parked.delete(p.id);
+    clearTimeout(call.timer);
+    return { ok: true, call };
+  }
+}
