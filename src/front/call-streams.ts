@@ -14,6 +14,8 @@ export interface CallStream {
   readonly inputs: { id: string; method: string; params: Record<string, unknown> }[];
   /** The modern lane's declared client capabilities, for input requests. */
   caps?: Record<string, unknown>;
+  /** Set when the upstream asked for something the lane did not declare (answered with -32021). */
+  missingCapability?: string;
   readonly queue: Record<string, unknown>[];
   /** Resolves when the first message arrives. */
   readonly first: Promise<void>;
@@ -55,7 +57,11 @@ export class CallStreams {
     for (const s of this.open) if (s.lane === lane && !s.legacy) target = s;
     if (!target) return false;
     const need = msg.method === 'sampling/createMessage' ? 'sampling' : msg.method === 'elicitation/create' ? 'elicitation' : 'roots';
-    if (target.caps?.[need] === undefined) return false;
+    if (target.caps?.[need] === undefined) {
+      target.missingCapability = need;
+      target.wake();
+      return false;
+    }
     target.inputs.push(msg);
     target.wake();
     return true;

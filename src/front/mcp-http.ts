@@ -15,6 +15,7 @@ import type { Mrtr } from './mrtr.js';
 import type { ClientRequests } from './client-requests.js';
 import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import type { LaneAuth } from './auth.js';
+import type { ListenFilter } from './sessions.js';
 import type { Sessions } from './sessions.js';
 
 export const MODERN_VERSION = '2026-07-28';
@@ -130,6 +131,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
     }
     const req = outcome.message as unknown as RpcRequest;
     const serverInfo = d.serverInfo;
+    if (req.method === 'subscriptions/listen') return listen(c, d, lane, req, serverInfo);
     if (REMOVED_IN_MODERN.has(req.method))
       return rpcErrorData(
         c,
@@ -200,10 +202,69 @@ const STREAMABLE = new Set(['tools/call', 'prompts/get', 'resources/read', 'comp
  * notification for it (progress, a log line) arrives before its result: then the response turns
  * into an SSE stream carrying those notifications and, last, the result.
  */
+/**
+ * `subscriptions/listen` (2026-07-28): an SSE stream that first acknowledges the honored subset of
+ * the requested filter, then carries the lane's own list changes, each tagged with the
+ * subscription id. With nothing honored it completes at once.
+ */
+const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest, serverInfo: Record<string, unknown>): Response => {
+  const requested = (req.params?.notifications ?? undefined) as Record<string, unknown> | undefined;
+  if (!requested || typeof requested !== 'object') {
+    return c.json({
+      jsonrpc: '2.0',
+      id: req.id,
+      error: { code: ERR.invalidParams, message: "Invalid params: 'notifications' is required" },
+    });
+  }
+  const honored: ListenFilter = {};
+  if (requested.toolsListChanged === true) honored.toolsListChanged = true;
+  if (requested.promptsListChanged === true) honored.promptsListChanged = true;
+  if (requested.resourcesListChanged === true) honored.resourcesListChanged = true;
+  const tag = (params: Record<string, unknown> = {}): Record<string, unknown> => ({
+    ...params,
+    _meta: { ...((params._meta as Record<string, unknown> | undefined) ?? {}), 'io.modelcontextprotocol/subscriptionId': req.id },
+  });
+  return streamSSE(c, async (stream) => {
+    await stream.writeSSE({
+      event: 'message',
+      data: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: tag({ notifications: honored }) }),
+    });
+    if (Object.keys(honored).length === 0) {
+      await stream.writeSSE({
+        event: 'message',
+        data: JSON.stringify({
+          jsonrpc: '2.0',
+          id: req.id,
+          result: { resultType: 'complete', _meta: tag({ 'io.modelcontextprotocol/serverInfo': serverInfo })._meta },
+        }),
+      });
+      return;
+    }
+    const queue: Record<string, unknown>[] = [];
+    let wakeUp: () => void = () => undefined;
+    const stop = d.sessions.listen(lane, honored, (m) => {
+      queue.push({ jsonrpc: '2.0', method: m.method, params: tag((m.params as Record<string, unknown> | undefined) ?? {}) });
+      wakeUp();
+    });
+    try {
+      for (let guard = 0; guard < 10_000_000 && !stream.aborted; guard += 1) {
+        while (queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(queue.shift()) });
+        const timedOut = await new Promise<boolean>((r) => {
+          wakeUp = () => r(false);
+          setTimeout(() => r(true), 25_000).unref();
+        });
+        if (timedOut && queue.length === 0) await stream.write(': keep-alive\n\n');
+      }
+    } finally {
+      stop();
+    }
+  });
+};
+
 const wake = (s: CallStream): Promise<void> =>
   new Promise<void>((r) => {
     s.wake = r;
-    if (s.queue.length > 0 || s.inputs.length > 0) r();
+    if (s.queue.length > 0 || s.inputs.length > 0 || s.missingCapability) r();
   });
 
 /**
@@ -253,7 +314,12 @@ const answerModern = async (
   });
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
   const inputRequired = async (): Promise<Record<string, unknown>> => {
-    await new Promise((r) => setImmediate(r)); // gather requests sent together
+    // Requests an upstream sends together reach the front one by one (via its host): gather them
+    // until a short quiet gap, so one round carries all of them.
+    for (let i = 0, seen = -1; i < 10 && seen !== s.inputs.length; i += 1) {
+      seen = s.inputs.length;
+      await new Promise((r) => setTimeout(r, 15));
+    }
     const pending = new Map<string, string>();
     const inputRequests: Record<string, unknown> = {};
     s.inputs.splice(0).forEach((x, i) => {
@@ -272,6 +338,23 @@ const answerModern = async (
       return c.json(out.body, out.status as 200);
     }
     if (s.inputs.length > 0) return c.json(await inputRequired());
+    if (s.missingCapability) {
+      // Requests sent together arrive a tick apart: answer with the ones the lane can serve, if any.
+      await new Promise((r) => setTimeout(r, 30));
+      if (s.inputs.length > 0) return c.json(await inputRequired());
+      d.streams.end(s);
+      const need = s.missingCapability;
+      return rpcErrorData(
+        c,
+        {
+          status: 400,
+          code: -32021,
+          message: `Missing required client capability: ${need}`,
+          data: { requiredCapabilities: { [need]: {} } },
+        },
+        req.id,
+      );
+    }
     if (s.queue.length > 0 && accepts) break;
     s.queue.length = 0;
     await wake(s);

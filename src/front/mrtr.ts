@@ -27,15 +27,17 @@ export class Mrtr {
   private readonly key = randomBytes(32);
   private readonly parked = new Map<string, ParkedCall>();
 
+  constructor(private readonly ttlMs = REQUEST_STATE_TTL_MS) {}
+
   park(p: Omit<ParkedCall, 'timer'>, onExpire: () => void): string {
     const id = randomBytes(12).toString('base64url');
     const timer = setTimeout(() => {
       this.parked.delete(id);
       onExpire();
-    }, REQUEST_STATE_TTL_MS);
+    }, this.ttlMs);
     timer.unref();
     this.parked.set(id, { ...p, timer });
-    return this.seal({ id, lane: p.lane, call: p.callKey, exp: Date.now() + REQUEST_STATE_TTL_MS });
+    return this.seal({ id, lane: p.lane, call: p.callKey, exp: Date.now() + this.ttlMs });
   }
 
   private seal(payload: Record<string, unknown>): string {

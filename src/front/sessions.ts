@@ -21,8 +21,29 @@ const MAX_PER_LANE = 256;
  * Legacy-era (handshake) sessions. A session is bound to the lane that opened it: a request
  * carrying its id with another lane's token is answered exactly like an unknown id.
  */
+/** What a 2026-07-28 `subscriptions/listen` stream asked for (and was granted). */
+export interface ListenFilter {
+  toolsListChanged?: true;
+  promptsListChanged?: true;
+  resourcesListChanged?: true;
+}
+
+const LISTEN_METHODS: Record<string, keyof ListenFilter> = {
+  'notifications/tools/list_changed': 'toolsListChanged',
+  'notifications/prompts/list_changed': 'promptsListChanged',
+  'notifications/resources/list_changed': 'resourcesListChanged',
+};
+
 export class Sessions {
   private readonly byId = new Map<string, Session>();
+  private readonly listeners = new Set<{ lane: string; filter: ListenFilter; send: (m: Record<string, unknown>) => void }>();
+
+  /** A modern lane's subscriptions/listen stream: list changes of ITS catalog only, per its filter. */
+  listen(lane: string, filter: ListenFilter, send: (m: Record<string, unknown>) => void): () => void {
+    const l = { lane, filter, send };
+    this.listeners.add(l);
+    return () => this.listeners.delete(l);
+  }
 
   create(lane: string, protocolVersion: string): Session {
     const mine = [...this.byId.values()].filter((s) => s.lane === lane).sort((a, b) => a.lastSeen - b.lastSeen);
@@ -71,6 +92,8 @@ export class Sessions {
   /** Sends on every GET stream of the lane; returns whether any stream took it. */
   notifyLane(lane: string, msg: Record<string, unknown>): boolean {
     let sent = false;
+    const wanted = LISTEN_METHODS[String(msg.method)];
+    if (wanted) for (const l of this.listeners) if (l.lane === lane && l.filter[wanted]) l.send(msg);
     for (const s of this.byId.values()) {
       if (s.lane !== lane) continue;
       for (const st of s.streams) {

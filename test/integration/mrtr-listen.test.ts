@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { modernMeta, modernPost, textOf } from '../helpers/mcp.js';
+import { sleep } from '../helpers/procs.js';
+
+const POLICY = `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "fix"] } }
+  other: { prefix: other, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "other"] } }
+lanes:
+  a: { servers: [fix] }
+  b: { servers: [other] }
+`;
+
+const withCaps = { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+
+describe("a legacy upstream's sampling request during a modern lane's call completes through MRTR", () => {
+  let gw: RunningGateway;
+  let ta: string;
+  let tb: string;
+  before(async () => {
+    gw = await startGateway(POLICY);
+    ta = await gw.token('a');
+    tb = await gw.token('b');
+  });
+  after(async () => gw.stop());
+
+  it('input_required, then the retry with inputResponses resumes the parked upstream call', async () => {
+    const first = await modernPost(gw.url, ta, 1, 'tools/call', { name: 'fix_ask', arguments: {}, _meta: withCaps });
+    const r1 = first.json?.result as { resultType: string; inputRequests: Record<string, { method: string }>; requestState: string };
+    assert.equal(r1.resultType, 'input_required');
+    const [key, ask] = Object.entries(r1.inputRequests)[0] ?? [];
+    assert.equal(ask?.method, 'sampling/createMessage');
+    const answer = { role: 'assistant', model: 'm', content: { type: 'text', text: 'seven' } };
+    const stolen = await modernPost(gw.url, tb, 2, 'tools/call', {
+      name: 'fix_ask',
+      arguments: {},
+      requestState: r1.requestState,
+      inputResponses: { [String(key)]: answer },
+      _meta: withCaps,
+    });
+    assert.equal(stolen.status, 400, "another lane's requestState is refused");
+    assert.match(String((stolen.json?.error as { message: string }).message), /another lane/);
+    const tampered = await modernPost(gw.url, ta, 3, 'tools/call', {
+      name: 'fix_ask',
+      arguments: {},
+      requestState: `${r1.requestState}x`,
+      inputResponses: { [String(key)]: answer },
+      _meta: withCaps,
+    });
+    assert.equal(tampered.status, 400);
+    assert.match(String((tampered.json?.error as { message: string }).message), /integrity/);
+    const done = await modernPost(gw.url, ta, 4, 'tools/call', {
+      name: 'fix_ask',
+      arguments: {},
+      requestState: r1.requestState,
+      inputResponses: { [String(key)]: answer },
+      _meta: withCaps,
+    });
+    assert.equal((done.json?.result as { resultType: string }).resultType, 'complete');
+    assert.match(textOf(done.json?.result), /seven/);
+    const replay = await modernPost(gw.url, ta, 5, 'tools/call', {
+      name: 'fix_ask',
+      arguments: {},
+      requestState: r1.requestState,
+      inputResponses: { [String(key)]: answer },
+      _meta: withCaps,
+    });
+    assert.equal(replay.status, 400, 'a requestState is one-shot');
+  });
+
+  it('a lane that did not declare sampling gets -32021, not a question it cannot answer', async () => {
+    const r = await modernPost(gw.url, ta, 6, 'tools/call', { name: 'fix_ask', arguments: {} });
+    assert.equal(r.status, 400);
+    assert.equal((r.json?.error as { code: number }).code, -32021);
+  });
+});
+
+describe('list_changed reaches exactly the lanes whose catalog changed, in both eras', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(POLICY);
+  });
+  after(async () => gw.stop());
+
+  const collect = async (res: Response, into: string[], ms: number): Promise<void> => {
+    const reader = res.body?.getReader();
+    if (!reader) return;
+    const dec = new TextDecoder();
+    const stop = setTimeout(() => void reader.cancel(), ms);
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        for (const m of dec.decode(value).matchAll(/data: (.*)\n/g))
+          into.push(String((JSON.parse(m[1] ?? '{}') as { method?: string }).method));
+      }
+    } catch {
+      // cancelled at the deadline
+    } finally {
+      clearTimeout(stop);
+    }
+  };
+
+  it('modern subscriptions/listen and legacy GET streams of lane a see it; lane b sees nothing', async () => {
+    const ta = await gw.token('a');
+    const tb = await gw.token('b');
+    const listen = (t: string) =>
+      fetch(gw.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'subscriptions/listen',
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 'sub-1',
+          method: 'subscriptions/listen',
+          params: { notifications: { toolsListChanged: true }, _meta: modernMeta },
+        }),
+      });
+    const legacyGet = async (t: string) => {
+      const init = await fetch(gw.url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
+      });
+      return fetch(gw.url, {
+        headers: { authorization: `Bearer ${t}`, accept: 'text/event-stream', 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' },
+      });
+    };
+    await modernPost(gw.url, ta, 1, 'tools/list');
+    await modernPost(gw.url, tb, 1, 'tools/list');
+    const seen: Record<string, string[]> = { aModern: [], bModern: [], aLegacy: [], bLegacy: [] };
+    const streams = [
+      collect(await listen(ta), seen.aModern ?? [], 2500),
+      collect(await listen(tb), seen.bModern ?? [], 2500),
+      collect(await legacyGet(ta), seen.aLegacy ?? [], 2500),
+      collect(await legacyGet(tb), seen.bLegacy ?? [], 2500),
+    ];
+    await sleep(300);
+    await modernPost(gw.url, ta, 2, 'tools/call', { name: 'fix_mutate', arguments: { description: 'Echo the given text back.' } });
+    await Promise.all(streams);
+    assert.ok(seen.aModern?.includes('notifications/subscriptions/acknowledged'));
+    assert.ok(seen.aModern?.includes('notifications/tools/list_changed'), JSON.stringify(seen));
+    assert.ok(seen.aLegacy?.includes('notifications/tools/list_changed'), JSON.stringify(seen));
+    assert.ok(!seen.bModern?.includes('notifications/tools/list_changed'), "lane b's catalog did not change");
+    assert.ok(!seen.bLegacy?.includes('notifications/tools/list_changed'));
+  });
+});
