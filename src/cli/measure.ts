@@ -1,4 +1,4 @@
-import { readOperatorToken } from '../front/operator.js';
+import { operatorApi } from './operator-api.js';
 import type { Policy } from '../policy/model.js';
 
 interface Progress {
@@ -16,15 +16,9 @@ const bar = (p: Progress): string => {
 
 /** `lanegate measure`: starts an uncapped pass on the running gateway and shows its progress. */
 export const runMeasure = async (policy: Policy, url: string | undefined): Promise<number> => {
-  const base = (
-    url ?? `http://${policy.gateway.host.includes(':') ? `[${policy.gateway.host}]` : policy.gateway.host}:${policy.gateway.port}`
-  ).replace(/\/mcp$/, '');
-  const token = process.env.LANEGATE_OPERATOR_TOKEN ?? readOperatorToken(policy.gateway.stateDir);
-  if (!token) {
-    process.stderr.write('no operator token: set LANEGATE_OPERATOR_TOKEN or run as the user that owns the state dir\n');
-    return 2;
-  }
-  const headers = { authorization: `Bearer ${token}` };
+  const api = operatorApi(policy, url);
+  if (!api) return 2;
+  const { base, headers } = api;
   let res: Response;
   try {
     res = await fetch(`${base}/api/measure`, { method: 'POST', headers });

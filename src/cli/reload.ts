@@ -1,19 +1,14 @@
-import { readOperatorToken } from '../front/operator.js';
+import { operatorApi } from './operator-api.js';
 import type { Policy } from '../policy/model.js';
 
 /** `lanegate reload`: asks the running gateway to re-read its policy; prints what changed or why not. */
 export const runReload = async (policy: Policy, url: string | undefined): Promise<number> => {
-  const base = (
-    url ?? `http://${policy.gateway.host.includes(':') ? `[${policy.gateway.host}]` : policy.gateway.host}:${policy.gateway.port}`
-  ).replace(/\/mcp$/, '');
-  const token = process.env.LANEGATE_OPERATOR_TOKEN ?? readOperatorToken(policy.gateway.stateDir);
-  if (!token) {
-    process.stderr.write('no operator token: set LANEGATE_OPERATOR_TOKEN or run as the user that owns the state dir\n');
-    return 2;
-  }
+  const api = operatorApi(policy, url);
+  if (!api) return 2;
+  const { base, headers } = api;
   let res: Response;
   try {
-    res = await fetch(`${base}/api/reload`, { method: 'POST', headers: { authorization: `Bearer ${token}` } });
+    res = await fetch(`${base}/api/reload`, { method: 'POST', headers });
   } catch {
     process.stderr.write(`the gateway is not reachable at ${base}\n`);
     return 1;

@@ -4,6 +4,7 @@ import { issueLaneToken } from '../auth/tokens.js';
 import { LanegateError } from '../errors.js';
 import type { Policy } from '../policy/model.js';
 import { type ConfigFormat, laneConfig } from './lane-config.js';
+import { gatewayBase } from './operator-api.js';
 
 export interface IssueArgs {
   lane: string;
@@ -29,10 +30,7 @@ export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<numbe
     kid,
     key,
   });
-  const url =
-    a.url ??
-    policy.gateway.publicUrl ??
-    `http://${policy.gateway.host.includes(':') ? `[${policy.gateway.host}]` : policy.gateway.host}:${policy.gateway.port}/mcp`;
+  const url = a.url ?? `${gatewayBase(policy)}/mcp`;
   if (a.quiet) {
     process.stdout.write(`${token}\n`);
     return 0;
