@@ -405,7 +405,14 @@ const answer = async (
   const key = inflightKey(lane, session, req.id);
   d0.inflight.set(key, ac);
   // A legacy call ends with its connection; a modern one may outlive its request (MRTR parks it).
-  if (session !== undefined) c.req.raw.signal?.addEventListener('abort', () => ac.abort(), { once: true });
+  if (session !== undefined) {
+    // The node response closing before it finished means the client went away. (c.req.raw would
+    // build a full Request object on this hot path just to read its signal.)
+    const outgoing = (c.env as { outgoing?: import('node:http').ServerResponse } | undefined)?.outgoing;
+    outgoing?.once('close', () => {
+      if (!outgoing.writableFinished) ac.abort();
+    });
+  }
   const d: McpHttpDeps = { ...withTraceOf(c, d0), signal: ac.signal };
   if (session === undefined && STREAMABLE.has(req.method)) {
     return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));
