@@ -37,7 +37,7 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
     `  policy ${a.policy}: ${Object.keys(policy.domains).length} trust domains, ${Object.keys(policy.servers).length} servers, ${Object.keys(policy.lanes).length} lanes\n`,
   );
   out.write(`  health: ${url.replace(/\/mcp$/, '/healthz')}   state: ${policy.gateway.stateDir}\n`);
-  if (op.created) out.write(`  operator token (shown once; for /metrics and /api): ${op.created}\n`);
+  if (op.created) out.write(`  operator token (for /metrics, /api, /dashboard; also in keys/operator.token, 0600): ${op.created}\n`);
   if (a.printLaneConfigs) {
     for (const lane of Object.values(policy.lanes).filter((l) => l.enabled)) {
       out.write('\n');
