@@ -1,0 +1,35 @@
+import type { Context } from 'hono';
+import type { DispatchDeps } from './dispatch.js';
+import type { LaneAuth } from './auth.js';
+import type { CallStreams } from './call-streams.js';
+import type { ClientRequests } from './client-requests.js';
+import type { Rejection } from './modern-checks.js';
+import type { Mrtr } from './mrtr.js';
+import type { Sessions } from './sessions.js';
+
+/** What the HTTP handlers of /mcp need from the gateway. */
+export interface McpHttpDeps extends DispatchDeps {
+  streams: CallStreams;
+  mrtr: Mrtr;
+  inflight: Map<string, AbortController>;
+  clientRequests: ClientRequests;
+  auth: LaneAuth;
+  sessions: Sessions;
+  maxBodyBytes: number;
+  realm: string;
+  onRefused: (code: string) => void;
+}
+
+export const rpcErrorData = (c: Context, r: Rejection, id: unknown): Response =>
+  c.json(
+    { jsonrpc: '2.0', id: id ?? null, error: { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) } },
+    r.status as 400,
+  );
+
+/** The W3C trace context of the lane's HTTP request, carried into dispatch. */
+export const withTraceOf = (c: Context, d: McpHttpDeps): McpHttpDeps => {
+  const traceparent = c.req.header('traceparent');
+  if (!traceparent) return d;
+  const tracestate = c.req.header('tracestate');
+  return { ...d, trace: { traceparent, ...(tracestate ? { tracestate } : {}) } };
+};
