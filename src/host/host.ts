@@ -12,10 +12,10 @@ import { demonstrate, preflight } from './measure.js';
 import { compareInventory, describeDrift } from './inventory.js';
 import type { ServerConfig } from '../policy/model.js';
 import { ServerSlot, type SlotHooks } from './slot.js';
+import { fetchSurface } from './surface-fetch.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 
 type Params = Record<string, unknown>;
-const MAX_PAGES = 100;
 
 export interface HostOut {
   notify: (method: string, params: Params) => void;
@@ -227,7 +227,7 @@ export class Host {
   private vettedSurface(slot: ServerSlot, lane: string): Promise<Surface> {
     return slot.conn(lane).then((conn) =>
       slot.surface(lane, async () => {
-        const s = await this.fetchSurface(conn, slot.config.callTimeoutMs);
+        const s = await fetchSurface(conn, slot.config.callTimeoutMs);
         this.checkInventory(slot.config, conn, s);
         if (this.guard.vet(slot.config.name, s) === 'refused') {
           const r = this.guard.refusal(slot.config.name);
@@ -236,32 +236,6 @@ export class Host {
         return s;
       }),
     );
-  }
-
-  private async fetchSurface(conn: UpstreamConn, timeoutMs: number): Promise<Surface> {
-    const caps = conn.init.capabilities;
-    const get = (m: ListMethod, field: string, on: boolean): Promise<Params[]> =>
-      on ? this.fetchAll(conn, m, field, timeoutMs) : Promise.resolve([]);
-    const [tools, prompts, resources, resourceTemplates] = await Promise.all([
-      get('tools/list', 'tools', caps.tools !== undefined),
-      get('prompts/list', 'prompts', caps.prompts !== undefined),
-      get('resources/list', 'resources', caps.resources !== undefined),
-      get('resources/templates/list', 'resourceTemplates', caps.resources !== undefined).catch(() => []),
-    ]);
-    return { tools, prompts, resources, resourceTemplates, ...(conn.init.instructions ? { instructions: conn.init.instructions } : {}) };
-  }
-
-  private async fetchAll(conn: UpstreamConn, method: ListMethod, field: string, timeoutMs: number): Promise<Params[]> {
-    const all: Params[] = [];
-    let cursor: string | undefined;
-    for (let page = 0; page < MAX_PAGES; page += 1) {
-      const r = await conn.request(method, cursor ? { cursor } : undefined, timeoutMs);
-      const items = r[field];
-      if (Array.isArray(items)) all.push(...(items as Params[]));
-      cursor = typeof r.nextCursor === 'string' && r.nextCursor.length > 0 ? r.nextCursor : undefined;
-      if (!cursor) break;
-    }
-    return all;
   }
 
   private async forward(lane: string, prefix: string | undefined, method: string, params: Params, signal?: AbortSignal): Promise<Params> {
@@ -329,7 +303,7 @@ export class Host {
     const probeConn = await spawn('surface').catch(() => undefined);
     if (probeConn) {
       try {
-        this.guard.vet(server, await this.fetchSurface(probeConn, cfg.callTimeoutMs));
+        this.guard.vet(server, await fetchSurface(probeConn, cfg.callTimeoutMs));
       } finally {
         await probeConn.stop();
       }
