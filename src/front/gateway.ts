@@ -9,8 +9,7 @@ import { hostKeyFor } from '../routing/route.js';
 import type { Placement } from '../shareability/placement.js';
 import { Evidence } from './evidence.js';
 import { Evaluator } from './evaluator.js';
-import { loadPolicy } from '../policy/load.js';
-import { formatProblem } from '../policy/problem.js';
+import { type ReloadResult, reloadGateway } from './reload.js';
 import { buildApp } from './app.js';
 import { LaneAuth } from './auth.js';
 import { Catalog, lanesAffected } from './catalog.js';
@@ -67,6 +66,11 @@ export class Gateway {
   readonly inventory: Record<string, { line: string; withheld: boolean; at: string }> = {};
   readonly evaluator: Evaluator;
 
+  /** The listen port came from the command line, not the policy (a reload may not change the policy's). */
+  get portOverridden(): boolean {
+    return this.o.port !== undefined;
+  }
+
   constructor(private readonly o: GatewayOptions) {
     this.policy = o.policy;
     this.log = o.log;
@@ -111,7 +115,7 @@ export class Gateway {
     return this.evidence.placements(this.guard);
   }
 
-  private hostConfig(key: string): HostConfig | undefined {
+  hostConfig(key: string): HostConfig | undefined {
     const at = key.indexOf('@');
     const domain = at >= 0 ? key.slice(0, at) : key;
     const lane = at >= 0 ? key.slice(at + 1) : undefined;
@@ -272,72 +276,9 @@ export class Gateway {
     return this.url();
   }
 
-  /**
-   * Hot reload (SIGHUP, `lanegate reload`): re-reads the policy; an invalid one is refused with
-   * its problems and the old one keeps serving. Removed or disabled lanes are cut off at once;
-   * hosts adopt new loadouts and servers in place, so unaffected lanes' children keep running.
-   */
-  async reload(): Promise<{ ok: boolean; problems: string[]; changes: Record<string, unknown> }> {
-    const r = loadPolicy(this.policy.file);
-    if (!r.policy) {
-      const problems = r.problems.map(formatProblem);
-      this.log.error(
-        { event: 'reload_refused', problems },
-        `reload refused: ${problems.length} problem(s); the running policy keeps serving`,
-      );
-      this.metrics.reloads.inc({ outcome: 'refused' });
-      return { ok: false, problems, changes: {} };
-    }
-    const old = this.policy;
-    const next = r.policy;
-    if (
-      next.gateway.host !== old.gateway.host ||
-      next.gateway.stateDir !== old.gateway.stateDir ||
-      (this.o.port === undefined && next.gateway.port !== old.gateway.port)
-    ) {
-      const problems = ['gateway.listen and gateway.stateDir cannot change under a running gateway; restart it'];
-      this.log.error({ event: 'reload_refused', problems }, problems[0]);
-      this.metrics.reloads.inc({ outcome: 'refused' });
-      return { ok: false, problems, changes: {} };
-    }
-    this.policy = next;
-    this.auth.onPolicy(next);
-    this.evidence.onPolicy(next);
-    const cut = this.sessions.endLanes((lane) => next.lanes[lane]?.enabled === true);
-    const changes: Record<string, unknown> = { sessionsEnded: cut, hosts: {} as Record<string, unknown> };
-    for (const key of this.hosts.running()) {
-      const was = this.hosts.configOf(key);
-      const cfg = this.hostConfig(key);
-      if (!cfg) {
-        await this.hosts.stop(key);
-        (changes.hosts as Record<string, unknown>)[key] = 'stopped';
-        continue;
-      }
-      if (JSON.stringify(was?.secrets) !== JSON.stringify(cfg.secrets)) {
-        await this.hosts.stop(key);
-        (changes.hosts as Record<string, unknown>)[key] = 'restarted (secrets changed)';
-        continue;
-      }
-      try {
-        (changes.hosts as Record<string, unknown>)[key] = await this.hosts.request(
-          key,
-          'lanegate/configure',
-          { config: cfg as unknown as Record<string, unknown> },
-          30_000,
-        );
-        this.hosts.setConfig(key, cfg);
-      } catch {
-        await this.hosts.stop(key);
-        (changes.hosts as Record<string, unknown>)[key] = 'restarted (could not reconfigure)';
-      }
-    }
-    await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
-    this.catalog.clear();
-    for (const lane of Object.keys(next.lanes))
-      this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
-    this.metrics.reloads.inc({ outcome: 'applied' });
-    this.log.info({ event: 'reloaded', changes }, 'policy reloaded');
-    return { ok: true, problems: [], changes };
+  /** Hot reload (SIGHUP, `lanegate reload`): see reload.ts. */
+  reload(): Promise<ReloadResult> {
+    return reloadGateway(this);
   }
 
   /** Gauges are read at scrape time: processes by placement, sessions, hosts, lanes seen lately. */

@@ -1,0 +1,73 @@
+import { loadPolicy } from '../policy/load.js';
+import { formatProblem } from '../policy/problem.js';
+import type { Gateway } from './gateway.js';
+
+export interface ReloadResult {
+  ok: boolean;
+  problems: string[];
+  changes: Record<string, unknown>;
+}
+
+/**
+ * Hot reload (SIGHUP, `lanegate reload`): re-reads the policy; an invalid one is refused with
+ * its problems and the old one keeps serving. Removed or disabled lanes are cut off at once;
+ * hosts adopt new loadouts and servers in place, so unaffected lanes' children keep running.
+ */
+export const reloadGateway = async (gw: Gateway): Promise<ReloadResult> => {
+  const r = loadPolicy(gw.policy.file);
+  if (!r.policy) {
+    const problems = r.problems.map(formatProblem);
+    gw.log.error({ event: 'reload_refused', problems }, `reload refused: ${problems.length} problem(s); the running policy keeps serving`);
+    gw.metrics.reloads.inc({ outcome: 'refused' });
+    return { ok: false, problems, changes: {} };
+  }
+  const old = gw.policy;
+  const next = r.policy;
+  if (
+    next.gateway.host !== old.gateway.host ||
+    next.gateway.stateDir !== old.gateway.stateDir ||
+    (!gw.portOverridden && next.gateway.port !== old.gateway.port)
+  ) {
+    const problems = ['gateway.listen and gateway.stateDir cannot change under a running gateway; restart it'];
+    gw.log.error({ event: 'reload_refused', problems }, problems[0]);
+    gw.metrics.reloads.inc({ outcome: 'refused' });
+    return { ok: false, problems, changes: {} };
+  }
+  gw.policy = next;
+  gw.auth.onPolicy(next);
+  gw.evidence.onPolicy(next);
+  const cut = gw.sessions.endLanes((lane) => next.lanes[lane]?.enabled === true);
+  const changes: Record<string, unknown> = { sessionsEnded: cut, hosts: {} as Record<string, unknown> };
+  for (const key of gw.hosts.running()) {
+    const was = gw.hosts.configOf(key);
+    const cfg = gw.hostConfig(key);
+    if (!cfg) {
+      await gw.hosts.stop(key);
+      (changes.hosts as Record<string, unknown>)[key] = 'stopped';
+      continue;
+    }
+    if (JSON.stringify(was?.secrets) !== JSON.stringify(cfg.secrets)) {
+      await gw.hosts.stop(key);
+      (changes.hosts as Record<string, unknown>)[key] = 'restarted (secrets changed)';
+      continue;
+    }
+    try {
+      (changes.hosts as Record<string, unknown>)[key] = await gw.hosts.request(
+        key,
+        'lanegate/configure',
+        { config: cfg as unknown as Record<string, unknown> },
+        30_000,
+      );
+      gw.hosts.setConfig(key, cfg);
+    } catch {
+      await gw.hosts.stop(key);
+      (changes.hosts as Record<string, unknown>)[key] = 'restarted (could not reconfigure)';
+    }
+  }
+  await Promise.all(gw.sharedHostKeys().map((k) => gw.hosts.start(k).catch(() => undefined)));
+  gw.catalog.clear();
+  for (const lane of Object.keys(next.lanes)) gw.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  gw.metrics.reloads.inc({ outcome: 'applied' });
+  gw.log.info({ event: 'reloaded', changes }, 'policy reloaded');
+  return { ok: true, problems: [], changes };
+};
