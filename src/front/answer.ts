@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { CallStream } from './call-streams.js';
+import type { ParkedCall } from './mrtr.js';
 import { type Dispatched, dispatch } from './dispatch.js';
 import { type McpHttpDeps, rpcErrorData, withTraceOf } from './http-deps.js';
 
@@ -36,15 +37,25 @@ const answerModern = async (
   const caps = (meta['io.modelcontextprotocol/clientCapabilities'] ?? {}) as Record<string, unknown>;
   let s: CallStream;
   let done: Promise<Dispatched>;
+  let call = req;
+  let resumed: ParkedCall | undefined;
   if (params.requestState !== undefined || params.inputResponses !== undefined) {
     const t = d.mrtr.take(params.requestState, lane, callKey);
     if (!t.ok) return rpcErrorData(c, { status: 400, code: ERR.invalidParams, message: `Invalid params: ${t.reason}` }, req.id);
-    s = t.call.stream;
-    done = t.call.done;
+    if ('call' in t) resumed = t.call;
+    else {
+      // The upstream's own input round: re-issue the call to it with its state and the answers.
+      const { requestState: _ours, ...rest } = params;
+      call = { ...req, params: { ...rest, ...(t.upstream !== undefined ? { requestState: t.upstream } : {}) } };
+    }
+  }
+  if (resumed) {
+    s = resumed.stream;
+    done = resumed.done;
     s.caps = caps;
     d.streams.reopen(s);
     const responses = (params.inputResponses ?? {}) as Record<string, Record<string, unknown>>;
-    for (const [k, id] of t.call.pending) {
+    for (const [k, id] of resumed.pending) {
       const r = responses[k];
       d.clientRequests.answer(
         lane,
@@ -56,7 +67,12 @@ const answerModern = async (
     const wantsLogs = meta['io.modelcontextprotocol/logLevel'] !== undefined;
     s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, false, wantsLogs);
     s.caps = caps;
-    done = dispatch(d, lane, req);
+    done = dispatch(d, lane, call).then((r) => {
+      // An upstream that spoke 2026-07-28 asked for input itself: pass its request through, with
+      // its requestState sealed inside ours (bound to this lane and call, one-shot).
+      if (r.result?.resultType !== 'input_required') return r;
+      return { ...r, result: { ...r.result, requestState: d.mrtr.sealUpstream(lane, callKey, r.result.requestState) } };
+    });
   }
   let result: Dispatched | undefined;
   void done.then((r) => {
@@ -134,6 +150,47 @@ const inflightKey = (lane: string, session: string | undefined, id: unknown): st
   `${lane}\u0000${session ?? ''}\u0000${JSON.stringify(id)}`;
 
 /** notifications/cancelled from a lane aborts that lane's call (in its own session) and the upstream work. */
+const MAX_INPUT_ROUNDS = 8;
+
+/**
+ * A handshake-era lane in front of an upstream spoken to in 2026-07-28: the upstream's
+ * `input_required` becomes server-to-client requests on the lane's call stream (or GET stream),
+ * and the answers go back to the upstream as `inputResponses` with its `requestState`.
+ */
+const dispatchLegacy = async (d: McpHttpDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
+  let r = await dispatch(d, lane, req);
+  for (let round = 0; round < MAX_INPUT_ROUNDS && r.result?.resultType === 'input_required'; round += 1) {
+    const inputs = (r.result.inputRequests ?? {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
+    const entries = await Promise.all(
+      Object.entries(inputs).map(async ([k, v]) => {
+        const answer = await d.clientRequests.ask(
+          lane,
+          v.method,
+          v.params ?? {},
+          (msg) => d.streams.deliver(lane, undefined, msg, true) || d.sessions.notifyLane(lane, msg),
+        );
+        return [k, answer] as const;
+      }),
+    );
+    const state = r.result.requestState;
+    r = await dispatch(d, lane, {
+      ...req,
+      params: {
+        ...(req.params ?? {}),
+        inputResponses: Object.fromEntries(entries),
+        ...(typeof state === 'string' ? { requestState: state } : {}),
+      },
+    });
+  }
+  if (r.result?.resultType === 'input_required')
+    return { status: 200, error: { code: ERR.internal, message: `the upstream kept asking for input after ${MAX_INPUT_ROUNDS} rounds` } };
+  if (r.result?.resultType !== undefined) {
+    const { resultType: _t, ttlMs: _l, cacheScope: _c, ...legacy } = r.result;
+    return { ...r, result: legacy };
+  }
+  return r;
+};
+
 export const cancelFrom = (
   d: McpHttpDeps,
   lane: string,
@@ -170,7 +227,7 @@ export const answer = async (
   }
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
   if (!STREAMABLE.has(req.method) || !accepts) {
-    const out = render(await dispatch(d, lane, req).finally(() => d0.inflight.delete(key)));
+    const out = render(await dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key)));
     return c.json(out.body, out.status as 200);
   }
   const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -182,7 +239,7 @@ export const answer = async (
     session !== undefined,
     wantsLogs,
   );
-  const done = dispatch(d, lane, req).finally(() => d0.inflight.delete(key));
+  const done = dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {
     d.streams.end(s);

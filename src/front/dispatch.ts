@@ -60,14 +60,16 @@ const withTrace = (params: Record<string, unknown>, trace: DispatchDeps['trace']
 
 const callerParams = (params: Record<string, unknown>, lane: string): Record<string, unknown> => {
   const meta: Record<string, unknown> = {};
-  // The 2026-07-28 envelope describes the lane's request to the gateway; upstreams speak the
-  // handshake era to their host and get their own. Progress tokens and trace context pass on.
-  for (const [k, v] of Object.entries((params._meta as Record<string, unknown> | undefined) ?? {})) {
+  const original = (params._meta as Record<string, unknown> | undefined) ?? {};
+  // The 2026-07-28 envelope describes the lane's request to the gateway; the host builds the
+  // upstream's own. Progress tokens and trace context pass on; a modern lane's declared
+  // capabilities travel in the caller block, for upstreams spoken to in 2026-07-28.
+  for (const [k, v] of Object.entries(original)) {
     if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
   }
-  meta[CALLER_META] = { lane };
-  const { inputResponses: _i, requestState: _r, ...rest } = params;
-  return { ...rest, _meta: meta };
+  const caps = original['io.modelcontextprotocol/clientCapabilities'];
+  meta[CALLER_META] = { lane, ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}) };
+  return { ...params, _meta: meta };
 };
 
 /**

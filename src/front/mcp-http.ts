@@ -73,6 +73,10 @@ const checkToolParamHeaders = async (c: Context, d: McpHttpDeps, lane: string, r
   return checkParamHeaders(tool.inputSchema, (params.arguments ?? {}) as Record<string, unknown>, (h) => c.req.header(h));
 };
 
+/** HTTP statuses the 2026-07-28 transport gives some JSON-RPC errors (an upstream's included). */
+const modernErrorStatus = (code: number, status: number): number =>
+  code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
+
 export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
   const lane = await authenticate(c, d);
   if (lane instanceof Response) return lane;
@@ -134,7 +138,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
     }
     return answer(c, d, lane, req, undefined, (r) =>
       r.error
-        ? { status: r.error.code === ERR.methodNotFound ? 404 : r.status, body: { jsonrpc: '2.0', id: req.id, error: r.error } }
+        ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
         : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
     );
   }

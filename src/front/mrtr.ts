@@ -46,14 +46,29 @@ export class Mrtr {
     return `${body}.${mac}`;
   }
 
-  /** The parked call a requestState resumes, or why it cannot. Taking it is one-shot. */
-  take(state: unknown, lane: string, callKey: string): { ok: true; call: ParkedCall } | { ok: false; reason: string } {
+  private readonly used = new Map<string, number>();
+
+  /**
+   * An upstream spoken to in 2026-07-28 asked for input itself: its own requestState is wrapped
+   * in ours, so the lane cannot take it to another lane or call, or replay it.
+   */
+  sealUpstream(lane: string, callKey: string, upstream: unknown): string {
+    const id = randomBytes(12).toString('base64url');
+    return this.seal({ id, lane, call: callKey, exp: Date.now() + this.ttlMs, up: typeof upstream === 'string' ? upstream : null });
+  }
+
+  /** The parked call a requestState resumes (or the upstream's own state), or why it cannot. One-shot. */
+  take(
+    state: unknown,
+    lane: string,
+    callKey: string,
+  ): { ok: true; call: ParkedCall } | { ok: true; upstream: string | undefined } | { ok: false; reason: string } {
     if (typeof state !== 'string' || !state.includes('.')) return { ok: false, reason: 'requestState is malformed' };
     const [body = '', mac = ''] = state.split('.');
     const want = createHmac('sha256', this.key).update(body).digest();
     const got = Buffer.from(mac, 'base64url');
     if (got.length !== want.length || !timingSafeEqual(got, want)) return { ok: false, reason: 'requestState failed its integrity check' };
-    let p: { id?: string; lane?: string; call?: string; exp?: number };
+    let p: { id?: string; lane?: string; call?: string; exp?: number; up?: string | null };
     try {
       p = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as typeof p;
     } catch {
@@ -62,6 +77,13 @@ export class Mrtr {
     if (p.lane !== lane) return { ok: false, reason: 'requestState belongs to another lane' };
     if (p.call !== callKey) return { ok: false, reason: 'requestState belongs to another call' };
     if (typeof p.exp !== 'number' || p.exp < Date.now()) return { ok: false, reason: 'requestState expired' };
+    if (p.up !== undefined) {
+      if (!p.id || this.used.has(p.id)) return { ok: false, reason: 'requestState is no longer valid (already used or expired)' };
+      const now = Date.now();
+      for (const [k, exp] of this.used) if (exp < now) this.used.delete(k);
+      this.used.set(p.id, p.exp);
+      return { ok: true, upstream: p.up ?? undefined };
+    }
     const call = p.id ? this.parked.get(p.id) : undefined;
     if (!call || !p.id) return { ok: false, reason: 'requestState is no longer valid (already used or expired)' };
     this.parked.delete(p.id);

@@ -316,12 +316,21 @@ export class Host {
   /** The caller block reaches a child only if it advertises the caller-identity extension. */
   private upstreamParams(conn: UpstreamConn, lane: string, params: Params): Params {
     const meta = { ...((params._meta as Params | undefined) ?? {}) };
+    const caller = meta[CALLER_META] as { capabilities?: unknown } | undefined;
     delete meta[CALLER_META];
     const caps = conn.init.capabilities as { experimental?: Params; extensions?: Params };
     if (caps.experimental?.[CALLER_IDENTITY_EXT] !== undefined || caps.extensions?.[CALLER_IDENTITY_EXT] !== undefined) {
       meta[CALLER_META] = { lane };
     }
     const out: Params = { ...params };
+    if (conn.modern) {
+      // The upstream asks only for what the lane itself can answer.
+      if (caller?.capabilities && typeof caller.capabilities === 'object')
+        meta['io.modelcontextprotocol/clientCapabilities'] = caller.capabilities;
+    } else {
+      delete out.inputResponses;
+      delete out.requestState;
+    }
     if (Object.keys(meta).length > 0) out._meta = meta;
     else delete out._meta;
     return out;

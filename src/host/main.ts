@@ -38,10 +38,14 @@ export const runHost = async (): Promise<void> => {
     cfg,
     (server, lane, ev) =>
       server.transport.kind === 'stdio'
-        ? launchStdio(stdioLaunchFor(server, lane, ambient, secrets, cfg.stateDir), {
-            ...ev,
-            onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
-          })
+        ? launchStdio(
+            stdioLaunchFor(server, lane, ambient, secrets, cfg.stateDir),
+            {
+              ...ev,
+              onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
+            },
+            { era: server.upstreamEra },
+          )
         : connectHttp(server, lane, secrets, ev),
     {
       notify: (method, params) => peer?.notify(method, params),
@@ -61,7 +65,7 @@ export const runHost = async (): Promise<void> => {
           },
           onExit: () => undefined,
         },
-        clientInfo ? { clientInfo } : {},
+        { era: server.upstreamEra, ...(clientInfo ? { clientInfo } : {}) },
       );
     },
   );

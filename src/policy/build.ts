@@ -39,6 +39,7 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
       domain: s.domain,
       enabled: s.enabled,
       share: s.share,
+      upstreamEra: s.upstreamEra,
       transport,
       perLaneLaunch,
       ...(s.probe ? { probe: s.probe.map((p) => ({ tool: p.tool, args: p.args, volatile: p.volatile })) } : {}),

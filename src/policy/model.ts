@@ -43,6 +43,8 @@ export interface ServerConfig {
   domain: string;
   enabled: boolean;
   share: 'auto' | 'never';
+  /** The protocol era the host speaks to this upstream. */
+  upstreamEra: 'legacy' | 'modern';
   transport: Transport;
   /** args or env mention {lane}: every lane gets its own launch, structurally. */
   perLaneLaunch: boolean;

@@ -56,6 +56,10 @@ const server = z
     stdio: stdio.optional(),
     http: http.optional(),
     share: z.enum(['auto', 'never']).default('auto'),
+    upstreamEra: z
+      .enum(['legacy', 'modern'])
+      .default('legacy')
+      .describe('modern: speak 2026-07-28 to this (stdio) upstream: server/discover, per-request envelope, input_required passed through'),
     probe: z.array(probeStep).optional(),
     expect: z
       .strictObject({

@@ -19,6 +19,8 @@ export interface UpstreamEvents {
 export interface UpstreamConn {
   readonly pid: number | undefined;
   readonly init: UpstreamInit;
+  /** Spoken in 2026-07-28 (per-request envelope; input_required results). */
+  readonly modern?: boolean;
   request(
     method: string,
     params: Record<string, unknown> | undefined,
@@ -37,3 +39,11 @@ export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25';
  * roots requests to the lane whose call they belong to (or refuses them when none can answer).
  */
 export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: false } };
+
+export const MODERN_REVISION = '2026-07-28';
+export const MODERN_META = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+} as const;

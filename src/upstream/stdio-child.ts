@@ -5,6 +5,8 @@ import { LinePeer } from '../rpc/peer.js';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_INFO,
+  MODERN_META,
+  MODERN_REVISION,
   UPSTREAM_PROTOCOL_VERSION,
   type UpstreamConn,
   type UpstreamEvents,
@@ -30,7 +32,7 @@ const KILL_AFTER_MS = 4000;
 export const launchStdio = async (
   l: StdioLaunch,
   ev: UpstreamEvents,
-  opts: { initTimeoutMs?: number; clientInfo?: { name: string; version: string } } = {},
+  opts: { initTimeoutMs?: number; clientInfo?: { name: string; version: string }; era?: 'legacy' | 'modern' } = {},
 ): Promise<UpstreamConn> => {
   const initTimeoutMs = opts.initTimeoutMs ?? 20_000;
   let real: string;
@@ -101,28 +103,65 @@ export const launchStdio = async (
   };
 
   let init: UpstreamInit;
-  try {
-    const r = await peer.request(
-      'initialize',
-      { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo: opts.clientInfo ?? CLIENT_INFO },
-      initTimeoutMs,
-    );
-    init = {
-      protocolVersion: String(r.protocolVersion ?? ''),
-      capabilities: (r.capabilities as Record<string, unknown>) ?? {},
-      serverInfo: (r.serverInfo as Record<string, unknown>) ?? {},
-      ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
+  const modern = opts.era === 'modern';
+  const clientInfo = opts.clientInfo ?? CLIENT_INFO;
+  // 2026-07-28: no handshake; every request carries the envelope. A caller-provided
+  // clientCapabilities (the lane's own) wins over the gateway's default.
+  const envelope = (params: Record<string, unknown> | undefined): Record<string, unknown> => {
+    const meta = (params?._meta as Record<string, unknown> | undefined) ?? {};
+    return {
+      ...(params ?? {}),
+      _meta: {
+        [MODERN_META.protocolVersion]: MODERN_REVISION,
+        [MODERN_META.clientInfo]: clientInfo,
+        [MODERN_META.clientCapabilities]: CLIENT_CAPABILITIES,
+        ...meta,
+      },
     };
-    peer.notify('notifications/initialized');
+  };
+  try {
+    if (modern) {
+      const r = await peer.request('server/discover', envelope(undefined), initTimeoutMs);
+      const versions = Array.isArray(r.supportedVersions) ? (r.supportedVersions as string[]) : [];
+      if (!versions.includes(MODERN_REVISION))
+        throw new Error(`upstream does not serve ${MODERN_REVISION} (it offers ${versions.join(', ') || 'nothing'})`);
+      const info = (r.serverInfo ?? (r._meta as Record<string, unknown> | undefined)?.[MODERN_META.serverInfo] ?? {}) as Record<
+        string,
+        unknown
+      >;
+      init = {
+        protocolVersion: MODERN_REVISION,
+        capabilities: (r.capabilities as Record<string, unknown>) ?? {},
+        serverInfo: info,
+        ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
+      };
+    } else {
+      const r = await peer.request(
+        'initialize',
+        { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo },
+        initTimeoutMs,
+      );
+      init = {
+        protocolVersion: String(r.protocolVersion ?? ''),
+        capabilities: (r.capabilities as Record<string, unknown>) ?? {},
+        serverInfo: (r.serverInfo as Record<string, unknown>) ?? {},
+        ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
+      };
+      peer.notify('notifications/initialized');
+    }
   } catch (e) {
     await stop();
-    throw new LanegateError('upstream_unavailable', `initialize failed: ${e instanceof Error ? e.message : 'unknown'}`);
+    throw new LanegateError(
+      'upstream_unavailable',
+      `${modern ? 'server/discover' : 'initialize'} failed: ${e instanceof Error ? e.message : 'unknown'}`,
+    );
   }
 
   return {
     pid: child.pid,
     init,
-    request: (method, params, timeoutMs, signal) => peer.request(method, params, timeoutMs, signal),
+    request: (method, params, timeoutMs, signal) => peer.request(method, modern ? envelope(params) : params, timeoutMs, signal),
+    modern,
     notify: (method, params) => peer.notify(method, params),
     stop,
   };

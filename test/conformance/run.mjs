@@ -42,6 +42,11 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/servers/conformance-fixture.mjs')
 const EXPECTED_FILE = path.join(HERE, 'expected-failures.json');
 const ERAS = { legacy: '2025-11-25', modern: '2026-07-28' };
 const PREFIX = 'conf';
+// The era lanegate's host speaks to the fixture (policy `upstreamEra`). legacy (the default) serves
+// handshake-era lanes everything; CONFORMANCE_UPSTREAM_ERA=modern passes keyed input requests and the
+// lane's per-request capabilities through, but legacy-only upstream features (server-initiated
+// requests, resources/subscribe) do not exist on that wire.
+const UPSTREAM_ERA = process.env.CONFORMANCE_UPSTREAM_ERA === 'modern' ? 'modern' : 'legacy';
 
 // ---------- arguments ----------
 const argv = process.argv.slice(2);
@@ -268,6 +273,7 @@ servers:
   conf:
     prefix: ${PREFIX}
     domain: public
+    upstreamEra: ${UPSTREAM_ERA}
     stdio: { command: node, args: [${fixtureArgs.map((a) => JSON.stringify(a)).join(', ')}] }
 lanes:
   conformance: { servers: [conf], naming: bare }

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { post, textOf } from '../helpers/mcp.js';
+import { waitFor } from '../helpers/procs.js';
 
 const POLICY = `${policyHead()}
 trustDomains:
@@ -50,10 +51,16 @@ describe('metrics and trace context', () => {
   it('serves Prometheus metrics per upstream and lane behind the operator token', async () => {
     await call('fix_echo');
     await call('fix_crash');
-    const res = await fetch(gw.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
+    const scrape = () => fetch(gw.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
+    const res = await scrape();
     assert.equal(res.status, 200);
     assert.match(res.headers.get('content-type') ?? '', /text\/plain/);
-    const text = await res.text();
+    // The crash is reported by the host just after the call fails: wait for it to be counted.
+    const text =
+      (await waitFor(async () => {
+        const t = await (await scrape()).text();
+        return /lanegate_restarts_total\{kind="upstream",server="fix"\} 1/.test(t) ? t : undefined;
+      }, 5000)) ?? (await res.text());
     assert.match(text, /lanegate_calls_total\{server="fix",lane="a",method="tools\/call"\} [3-9]/);
     assert.match(text, /lanegate_call_duration_seconds_bucket\{le="0\.005",server="fix",lane="a"\} \d+/);
     assert.match(text, /lanegate_call_errors_total\{server="fix",lane="a",kind="unavailable"\} 1/);

@@ -12,6 +12,7 @@ const srv = (name: string, prefix: string, domain: string, enabled = true) => ({
   enabled,
   share: 'auto' as const,
   onDrift: 'report' as const,
+  upstreamEra: 'legacy' as const,
   transport: { kind: 'stdio' as const, command: 'node', commandPath: '/usr/bin/node', args: [], env: {} },
   perLaneLaunch: false,
   idleMs: 1000,
