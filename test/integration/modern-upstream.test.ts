@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { sseMessages } from '../helpers/sse.js';
 import { policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 
@@ -70,23 +71,7 @@ lanes:
       }),
     });
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
-    const reader = res.body?.getReader();
-    assert.ok(reader);
-    const dec = new TextDecoder();
-    let buf = '';
-    const next = async (): Promise<Record<string, unknown>> => {
-      for (let i = 0; i < 200; i += 1) {
-        const m = /data: (.*)\n/.exec(buf);
-        if (m?.[1]) {
-          buf = buf.slice((m.index ?? 0) + m[0].length);
-          return JSON.parse(m[1]) as Record<string, unknown>;
-        }
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += dec.decode(value, { stream: true });
-      }
-      throw new Error('stream ended');
-    };
+    const next = sseMessages(res);
     const ask = await next();
     assert.equal(ask.method, 'elicitation/create');
     await fetch(gw.url, {

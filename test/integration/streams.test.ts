@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sseMessages } from '../helpers/sse.js';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernMeta } from '../helpers/mcp.js';
 import { waitFor } from '../helpers/procs.js';
@@ -222,23 +223,7 @@ lanes:
       body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fix_ask', arguments: {} } }),
     });
     assert.match(res.headers.get('content-type') ?? '', /text\/event-stream/);
-    const reader = res.body?.getReader();
-    assert.ok(reader);
-    const decoder = new TextDecoder();
-    let buf = '';
-    const nextMessage = async (): Promise<Record<string, unknown>> => {
-      for (let i = 0; i < 200; i += 1) {
-        const m = /data: (.*)\n/.exec(buf);
-        if (m?.[1]) {
-          buf = buf.slice((m.index ?? 0) + m[0].length);
-          return JSON.parse(m[1]) as Record<string, unknown>;
-        }
-        const { value, done } = await reader.read();
-        if (done) break;
-        buf += decoder.decode(value, { stream: true });
-      }
-      throw new Error('stream ended');
-    };
+    const nextMessage = sseMessages(res);
     const ask = await nextMessage();
     assert.equal(ask.method, 'sampling/createMessage');
     assert.match(String(ask.id), /^lg-/);
