@@ -122,11 +122,6 @@ export class ServerSlot {
     return inst.surface;
   }
 
-  /** Lanes whose child is running now (for a shared child: undefined = every lane). */
-  liveLanes(): (string | undefined)[] {
-    return [...this.instances].filter(([, i]) => i.conn).map(([k]) => (k === SHARED_KEY ? undefined : k));
-  }
-
   pids(): { lane: string | undefined; pid: number }[] {
     const out: { lane: string | undefined; pid: number }[] = [];
     for (const [key, inst] of this.instances) {
