@@ -1,7 +1,7 @@
 import type { Policy } from '../policy/model.js';
 import { route } from '../routing/route.js';
 import { CALLER_META } from '../host/config.js';
-import { isListMethod } from '../host/surface.js';
+import { isListMethod, LIST_FIELDS } from '../host/surface.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Catalog } from './catalog.js';
 import { bareResult, prefixedParams } from '../naming/bare.js';
@@ -117,14 +117,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
   }
   if (isListMethod(req.method)) {
     const listing = await d.catalog.list(lane, req.method);
-    const field =
-      req.method === 'tools/list'
-        ? 'tools'
-        : req.method === 'prompts/list'
-          ? 'prompts'
-          : req.method === 'resources/list'
-            ? 'resources'
-            : 'resourceTemplates';
+    const field = LIST_FIELDS[req.method];
     return { status: 200, result: { [field]: listing.items } };
   }
   const ref = req.method === 'completion/complete' ? (params.ref as { type?: string; name?: string; uri?: string } | undefined) : undefined;
