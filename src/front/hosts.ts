@@ -1,14 +1,14 @@
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import type { Logger } from 'pino';
-import { HOST_CONFIG_ENV, type HostConfig } from '../host/config.js';
+import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../host/config.js';
 import { backoffDelay, STABLE_AFTER_MS } from '../host/backoff.js';
 import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
 import { LinePeer } from '../rpc/peer.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
-const HOST_ENV_ALLOW = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'LANEGATE_LOG_LEVEL'];
+const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL'];
 
 interface HostProc {
   cfg: HostConfig;
