@@ -24,7 +24,6 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     streams: gw.streams,
     clientRequests: gw.clientRequests,
     mrtr: gw.mrtr,
-    maxBodyBytes: gw.policy.gateway.maxBodyBytes,
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),
     onCall: (server, lane, method, seconds, error) => {

@@ -15,15 +15,15 @@ export interface McpHttpDeps extends DispatchDeps {
   clientRequests: ClientRequests;
   auth: LaneAuth;
   sessions: Sessions;
-  maxBodyBytes: number;
   realm: string;
   onRefused: (code: string) => void;
 }
 
-export const rpcErrorData = (c: Context, r: Rejection, id: unknown): Response =>
+export const rpcErrorData = (c: Context, r: Rejection, id: unknown, headers: Record<string, string> = {}): Response =>
   c.json(
     { jsonrpc: '2.0', id: id ?? null, error: { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) } },
     r.status as 400,
+    headers,
   );
 
 /** The W3C trace context of the lane's HTTP request, carried into dispatch. */

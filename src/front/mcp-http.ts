@@ -27,7 +27,7 @@ const rpcError = (
   message: string,
   id: unknown = null,
   headers: Record<string, string> = {},
-): Response => c.json({ jsonrpc: '2.0', id, error: { code, message } }, status as 400, headers);
+): Response => rpcErrorData(c, { status, code, message }, id, headers);
 
 const negotiate = (requested: unknown): string =>
   typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
@@ -81,9 +81,10 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   const lane = await authenticate(c, d);
   if (lane instanceof Response) return lane;
   const declared = Number(c.req.header('content-length') ?? '0');
-  if (declared > d.maxBodyBytes) return rpcError(c, 413, ERR.invalidRequest, `request body over ${d.maxBodyBytes} bytes`);
+  const maxBody = d.policy().gateway.maxBodyBytes;
+  if (declared > maxBody) return rpcError(c, 413, ERR.invalidRequest, `request body over ${maxBody} bytes`);
   const text = await c.req.text();
-  if (Buffer.byteLength(text) > d.maxBodyBytes) return rpcError(c, 413, ERR.invalidRequest, `request body over ${d.maxBodyBytes} bytes`);
+  if (Buffer.byteLength(text) > maxBody) return rpcError(c, 413, ERR.invalidRequest, `request body over ${maxBody} bytes`);
   let body: unknown;
   try {
     body = JSON.parse(text);
