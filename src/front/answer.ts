@@ -95,7 +95,11 @@ const answerModern = async (
       inputRequests[k] = { method: x.method, params: x.params };
     });
     d.streams.end(s);
-    const requestState = d.mrtr.park({ lane, callKey, done, stream: s, pending }, () => undefined);
+    // If the lane never retries, its upstream call must not hang on unanswered questions.
+    const requestState = d.mrtr.park({ lane, callKey, done, stream: s, pending }, () => {
+      for (const id of pending.values())
+        d.clientRequests.answer(lane, { id, error: { code: ERR.timeout, message: 'the lane did not retry in time' } });
+    });
     return { jsonrpc: '2.0', id: req.id, result: { resultType: 'input_required', inputRequests, requestState } };
   };
   for (let guard = 0; guard < 1_000_000; guard += 1) {
