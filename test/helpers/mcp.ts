@@ -56,3 +56,23 @@ export const textOf = (result: unknown): string => {
   const content = (result as { content?: { type: string; text?: string }[] }).content ?? [];
   return content.map((c) => c.text ?? '').join('');
 };
+
+/** Opens a handshake-era session with raw HTTP; returns the headers every later POST of it needs. */
+export const legacySession = async (
+  url: string,
+  token: string,
+  capabilities: Record<string, unknown> = {},
+): Promise<Record<string, string>> => {
+  const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
+  const init = await fetch(url, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities, clientInfo: { name: 'test', version: '1' } },
+    }),
+  });
+  return { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' };
+};

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sseMessages } from '../helpers/sse.js';
 import { policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { modernMeta, modernPost, textOf } from '../helpers/mcp.js';
+import { legacySession, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 
 const FIXTURE_SDK = path.join(ROOT, 'test/fixtures/servers/conformance-fixture.mjs');
 
@@ -48,18 +48,7 @@ lanes:
 
   it('an elicitation from the modern upstream reaches a handshake-era lane, and its answer completes the call', async () => {
     const token = await gw.token('legacy');
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = await fetch(gw.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'l', version: '1' } },
-      }),
-    });
-    const h = { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' };
+    const h = await legacySession(gw.url, token, { elicitation: {} });
     const res = await fetch(gw.url, {
       method: 'POST',
       headers: h,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sseMessages } from '../helpers/sse.js';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { modernMeta } from '../helpers/mcp.js';
+import { legacySession, modernMeta } from '../helpers/mcp.js';
 import { waitFor } from '../helpers/procs.js';
 
 const POLICY = `${policyHead()}
@@ -139,19 +139,7 @@ lanes:
   it('legacy: notifications/cancelled stops the upstream work; nothing completes later', async () => {
     const { readFileSync, existsSync } = await import('node:fs');
     const token = await gw.token('a');
-    const headers = { authorization: `Bearer ${token}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-    const init = await fetch(gw.url, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } },
-      }),
-    });
-    const sid = init.headers.get('mcp-session-id') ?? '';
-    const h = { ...headers, 'mcp-session-id': sid };
+    const h = await legacySession(gw.url, token);
     await fetch(gw.url, {
       method: 'POST',
       headers: h,
@@ -197,23 +185,7 @@ lanes:
 
   it("the request arrives on the call's SSE stream; the answer completes the call; another lane cannot answer it", async () => {
     const open = async (lane: string) => {
-      const token = await gw.token(lane);
-      const headers = {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-      };
-      const init = await fetch(gw.url, {
-        method: 'POST',
-        headers,
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: { sampling: {} }, clientInfo: { name: lane, version: '1' } },
-        }),
-      });
-      return { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' };
+      return legacySession(gw.url, await gw.token(lane), { sampling: {} });
     };
     const ha = await open('a');
     const hb = await open('b');
