@@ -58,6 +58,9 @@ export class CallStreams {
     if (!target) return false;
     const need = msg.method === 'sampling/createMessage' ? 'sampling' : msg.method === 'elicitation/create' ? 'elicitation' : 'roots';
     if (target.caps?.[need] === undefined) {
+      // Servers ask roots/list unprompted (at start-up, on a hunch): that is no reason to fail the
+      // call in flight, so the upstream hears "no" instead. Sampling and elicitation come from the call.
+      if (need === 'roots') return false;
       target.missingCapability = need;
       target.wake();
       return false;

@@ -8,10 +8,12 @@ const POLICY = `${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
   fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "fix"] } }
+  rooty: { prefix: rooty, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "rooty", "--ask-roots"] } }
   other: { prefix: other, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "other"] } }
 lanes:
   a: { servers: [fix] }
   b: { servers: [other] }
+  c: { servers: [rooty] }
 `;
 
 const withCaps = { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
@@ -75,6 +77,17 @@ describe("a legacy upstream's sampling request during a modern lane's call compl
     const r = await modernPost(gw.url, ta, 6, 'tools/call', { name: 'fix_ask', arguments: {} });
     assert.equal(r.status, 400);
     assert.equal((r.json?.error as { code?: number } | undefined)?.code, -32021);
+  });
+
+  it("an upstream's unprompted roots/list does not fail the call of a lane that declared no roots", async () => {
+    // The upstream asks roots/list before it answers its first call, whatever that call is.
+    const tc = await gw.token('c');
+    const r = await modernPost(gw.url, tc, 7, 'tools/call', { name: 'rooty_echo', arguments: { text: 'still here' } });
+    assert.equal(r.status, 200);
+    assert.equal((r.json?.result as { resultType?: string } | undefined)?.resultType, 'complete');
+    assert.equal(textOf(r.json?.result), 'still here');
+    const seen = await modernPost(gw.url, tc, 8, 'tools/call', { name: 'rooty_roots_seen', arguments: {} });
+    assert.match(textOf(seen.json?.result), /^error: /, 'the upstream heard a refusal, not silence');
   });
 });
 
