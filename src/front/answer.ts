@@ -39,7 +39,9 @@ const answerModern = async (
   let done: Promise<Dispatched>;
   let call = req;
   let resumed: ParkedCall | undefined;
-  if (params.requestState !== undefined || params.inputResponses !== undefined) {
+  // inputResponses without a requestState resume nothing: the call is a fresh one, and the
+  // responses go on to an upstream that speaks 2026-07-28 (which may use or ignore them).
+  if (params.requestState !== undefined) {
     const t = d.mrtr.take(params.requestState, lane, callKey);
     if (!t.ok) return rpcErrorData(c, { status: 400, code: ERR.invalidParams, message: `Invalid params: ${t.reason}` }, req.id);
     if ('call' in t) resumed = t.call;
@@ -225,7 +227,7 @@ export const answer = async (
       if (!outgoing.writableFinished) ac.abort();
     });
   }
-  const d: McpHttpDeps = { ...withTraceOf(c, d0), signal: ac.signal };
+  const d: McpHttpDeps = { ...withTraceOf(c, d0), signal: ac.signal, era: session === undefined ? 'modern' : 'legacy' };
   if (session === undefined && STREAMABLE.has(req.method)) {
     return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));
   }

@@ -4,6 +4,9 @@ import { CALLER_META } from '../host/config.js';
 import { LIST_FIELDS, type ListMethod } from '../host/surface.js';
 import { RpcFailure } from '../rpc/jsonrpc.js';
 
+/** The protocol era of a lane's request; an upstream linked with `upstreamEra: match` lists per era. */
+export type Era = 'legacy' | 'modern';
+
 export interface Absence {
   server: string;
   reason: string;
@@ -24,22 +27,24 @@ const LIST_TIMEOUT_MS = 30_000;
  * absent upstream is never cached, so the next list retries it.
  */
 export class Catalog {
-  private readonly cache = new Map<string, Map<ListMethod, Listing>>();
+  /** lane → `${era} ${method}` → listing. */
+  private readonly cache = new Map<string, Map<string, Listing>>();
 
   constructor(
     private readonly policy: () => Policy,
     private readonly request: HostRequest,
   ) {}
 
-  async list(lane: string, method: ListMethod): Promise<Listing> {
-    const hit = this.cache.get(lane)?.get(method);
+  async list(lane: string, method: ListMethod, era: Era = 'legacy'): Promise<Listing> {
+    const slot = `${era} ${method}`;
+    const hit = this.cache.get(lane)?.get(slot);
     if (hit) return hit;
     const field = LIST_FIELDS[method];
     const policy = this.policy();
     const parts = await Promise.all(
       [...hostsForLane(policy, lane)].map(async ([key, { servers }]) => {
         try {
-          const r = await this.request(key, method, { _meta: { [CALLER_META]: { lane } } }, LIST_TIMEOUT_MS);
+          const r = await this.request(key, method, { _meta: { [CALLER_META]: { lane, era } } }, LIST_TIMEOUT_MS);
           const meta = r._meta as { 'lanegate/absent'?: Absence[] } | undefined;
           return { items: (r[field] as Record<string, unknown>[] | undefined) ?? [], absent: meta?.['lanegate/absent'] ?? [] };
         } catch (e) {
@@ -50,8 +55,8 @@ export class Catalog {
     );
     const listing: Listing = { items: parts.flatMap((p) => p.items), absent: parts.flatMap((p) => p.absent) };
     if (listing.absent.length === 0) {
-      const perLane = this.cache.get(lane) ?? new Map<ListMethod, Listing>();
-      perLane.set(method, listing);
+      const perLane = this.cache.get(lane) ?? new Map<string, Listing>();
+      perLane.set(slot, listing);
       this.cache.set(lane, perLane);
     }
     return listing;
@@ -60,8 +65,8 @@ export class Catalog {
   /** Forget cached listings; returns the lanes whose catalog may have changed. */
   invalidate(lanes: Iterable<string>, method?: ListMethod): void {
     for (const lane of lanes) {
-      if (method) this.cache.get(lane)?.delete(method);
-      else this.cache.delete(lane);
+      if (!method) this.cache.delete(lane);
+      else for (const era of ['legacy', 'modern'] as const) this.cache.get(lane)?.delete(`${era} ${method}`);
     }
   }
 

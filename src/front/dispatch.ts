@@ -3,11 +3,9 @@ import { route } from '../routing/route.js';
 import { CALLER_META } from '../host/config.js';
 import { isListMethod, LIST_FIELDS } from '../host/surface.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
-import type { Catalog } from './catalog.js';
+import type { Catalog, Era } from './catalog.js';
 import { bareResult, prefixedParams } from '../naming/bare.js';
 import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
-
-export type Era = 'legacy' | 'modern';
 
 export interface DispatchDeps {
   policy: () => Policy;
@@ -21,6 +19,8 @@ export interface DispatchDeps {
   ) => Promise<Record<string, unknown>>;
   /** Aborts when the lane cancels the call (or its connection goes away). */
   signal?: AbortSignal;
+  /** The era the lane's request came in (hosts pick an era-matched upstream link by it). */
+  era?: Era;
   serverInfo: { name: string; version: string };
   /** Observes a forwarded call (metrics). `error` is a stable kind, never content. */
   onCall?: (server: string, lane: string, method: string, seconds: number, error?: string) => void;
@@ -58,7 +58,7 @@ const withTrace = (params: Record<string, unknown>, trace: DispatchDeps['trace']
   return { ...params, _meta: meta };
 };
 
-const callerParams = (params: Record<string, unknown>, lane: string): Record<string, unknown> => {
+const callerParams = (params: Record<string, unknown>, lane: string, era: Era): Record<string, unknown> => {
   const meta: Record<string, unknown> = {};
   const original = (params._meta as Record<string, unknown> | undefined) ?? {};
   // The 2026-07-28 envelope describes the lane's request to the gateway; the host builds the
@@ -68,7 +68,7 @@ const callerParams = (params: Record<string, unknown>, lane: string): Record<str
     if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
   }
   const caps = original['io.modelcontextprotocol/clientCapabilities'];
-  meta[CALLER_META] = { lane, ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}) };
+  meta[CALLER_META] = { lane, era, ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}) };
   return { ...params, _meta: meta };
 };
 
@@ -92,18 +92,18 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
   const mode = d.policy().lanes[lane]?.catalog ?? 'full';
   if (req.method === 'tools/list') {
     if (mode === 'search') return { status: 200, result: { tools: searchTools } };
-    const listing = await d.catalog.list(lane, 'tools/list');
+    const listing = await d.catalog.list(lane, 'tools/list', d.era);
     return { status: 200, result: { tools: [...listing.items, statusTool] } };
   }
   if (req.method === 'tools/call') {
     const name = String(params.name ?? '');
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     if (name === STATUS_TOOL) {
-      const listing = await d.catalog.list(lane, 'tools/list');
+      const listing = await d.catalog.list(lane, 'tools/list', d.era);
       return { status: 200, result: toolText(laneStatus(d.policy(), lane, listing.items, listing.absent, d.drift())) };
     }
     if (mode === 'search' && name === SEARCH_TOOL) {
-      const listing = await d.catalog.list(lane, 'tools/list');
+      const listing = await d.catalog.list(lane, 'tools/list', d.era);
       const limit = Math.min(25, Math.max(1, Number(args.limit ?? 8) || 8));
       return { status: 200, result: searchResult([...listing.items, statusTool], String(args.query ?? ''), limit) };
     }
@@ -116,7 +116,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     }
   }
   if (isListMethod(req.method)) {
-    const listing = await d.catalog.list(lane, req.method);
+    const listing = await d.catalog.list(lane, req.method, d.era);
     const field = LIST_FIELDS[req.method];
     return { status: 200, result: { [field]: listing.items } };
   }
@@ -138,7 +138,13 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
   const started = process.hrtime.bigint();
   const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
   try {
-    const result = await d.hostRequest(r.hostKey, req.method, callerParams(withTrace(params, d.trace), lane), timeout, d.signal);
+    const result = await d.hostRequest(
+      r.hostKey,
+      req.method,
+      callerParams(withTrace(params, d.trace), lane, d.era ?? 'legacy'),
+      timeout,
+      d.signal,
+    );
     d.onCall?.(r.server, lane, req.method, seconds(), result.isError === true ? 'tool_error' : undefined);
     return { status: 200, result };
   } catch (e) {

@@ -65,7 +65,7 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<string | Respon
 const checkToolParamHeaders = async (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest): Promise<Rejection | undefined> => {
   const params = req.params ?? {};
   const bare = d.policy().lanes[lane]?.naming === 'bare';
-  const listing = await d.catalog.list(lane, 'tools/list').catch(() => undefined);
+  const listing = await d.catalog.list(lane, 'tools/list', 'modern').catch(() => undefined);
   const prefix = bare ? d.policy().servers[d.policy().lanes[lane]?.servers[0] ?? '']?.prefix : undefined;
   const name = prefix ? `${prefix}_${String(params.name ?? '')}` : String(params.name ?? '');
   const tool = listing?.items.find((t) => t.name === name);

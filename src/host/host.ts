@@ -11,11 +11,15 @@ import { HostGuard } from './guard.js';
 import { demonstrate, preflight } from './measure.js';
 import { compareInventory, describeDrift } from './inventory.js';
 import type { ServerConfig } from '../policy/model.js';
-import { ServerSlot, type SlotHooks } from './slot.js';
+import { type ChildScope, type LinkEra, ServerSlot, type SlotHooks } from './slot.js';
 import { fetchSurface } from './surface-fetch.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 
 type Params = Record<string, unknown>;
+
+/** The era of the lane's request, as the front states it in the caller block (legacy if unsaid). */
+const callerEra = (params: Params): LinkEra =>
+  ((params._meta as Params | undefined)?.[CALLER_META] as { era?: unknown } | undefined)?.era === 'modern' ? 'modern' : 'legacy';
 
 export interface HostOut {
   notify: (method: string, params: Params) => void;
@@ -62,8 +66,8 @@ export class Host {
   private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated'): void {
     const slot = new ServerSlot(s, placement, {
       connect: this.connect,
-      onNotification: (server, lanes, n) => this.fromUpstream(server, lanes, n),
-      onServerRequest: async (server, lanes, r) => this.serverRequest(server, lanes, r),
+      onNotification: (server, scope, n) => this.fromUpstream(server, scope, n),
+      onServerRequest: async (server, scope, r) => this.serverRequest(server, scope, r),
       onEvent: (e) => {
         this.log.info(
           { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
@@ -119,20 +123,22 @@ export class Host {
     if (req.method === 'lanegate/configure') return this.reconfigure(params.config as unknown as HostConfig);
     if (req.method === 'lanegate/measure') return this.measure(String(params.server ?? ''), params.demonstrate === true);
     const lane = this.callerLane(params);
-    if (isListMethod(req.method)) return this.list(req.method, lane);
+    const era = callerEra(params);
+    if (isListMethod(req.method)) return this.list(req.method, lane, era);
+    const fwd = { lane, era, method: req.method, ...(signal ? { signal } : {}) };
     if (req.method === 'tools/call' || req.method === 'prompts/get') {
       const parts = splitPrefixed(String(params.name ?? ''));
-      return this.forward(lane, parts?.prefix, req.method, { ...params, name: parts?.rest }, signal);
+      return this.forward(fwd, parts?.prefix, { ...params, name: parts?.rest });
     }
     if (req.method === 'completion/complete') {
       const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
       const parts = ref.type === 'ref/resource' ? splitPrefixedUri(String(ref.uri ?? '')) : splitPrefixed(String(ref.name ?? ''));
       const inner = ref.type === 'ref/resource' ? { ...ref, uri: parts?.rest } : { ...ref, name: parts?.rest };
-      return this.forward(lane, parts?.prefix, req.method, { ...params, ref: inner }, signal);
+      return this.forward(fwd, parts?.prefix, { ...params, ref: inner });
     }
     if (req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
       const parts = splitPrefixedUri(String(params.uri ?? ''));
-      return this.forward(lane, parts?.prefix, req.method, { ...params, uri: parts?.rest }, signal);
+      return this.forward(fwd, parts?.prefix, { ...params, uri: parts?.rest });
     }
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
   }
@@ -154,7 +160,7 @@ export class Host {
     });
   }
 
-  private async list(method: ListMethod, lane: string): Promise<Params> {
+  private async list(method: ListMethod, lane: string, era: LinkEra): Promise<Params> {
     this.refreshTrust();
     const field = LIST_FIELDS[method];
     const absent: { server: string; reason: string }[] = [];
@@ -162,7 +168,7 @@ export class Host {
       this.slotsOfLane(lane).map(async (slot) => {
         const name = slot.config.name;
         try {
-          const surface = await this.vettedSurface(slot, lane);
+          const surface = await this.vettedSurface(slot, lane, era);
           const why = this.unavailable(name);
           if (why) {
             absent.push({ server: name, reason: why });
@@ -224,9 +230,9 @@ export class Host {
   }
 
   /** The instance's whole surface, fetched once and scanned before any of it reaches a lane. */
-  private vettedSurface(slot: ServerSlot, lane: string): Promise<Surface> {
-    return slot.conn(lane).then((conn) =>
-      slot.surface(lane, async () => {
+  private vettedSurface(slot: ServerSlot, lane: string, era: LinkEra): Promise<Surface> {
+    return slot.conn(lane, era).then((conn) =>
+      slot.surface(lane, era, async () => {
         const s = await fetchSurface(conn, slot.config.callTimeoutMs);
         this.checkInventory(slot.config, conn, s);
         if (this.guard.vet(slot.config.name, s) === 'refused') {
@@ -238,7 +244,11 @@ export class Host {
     );
   }
 
-  private async forward(lane: string, prefix: string | undefined, method: string, params: Params, signal?: AbortSignal): Promise<Params> {
+  private async forward(
+    { lane, era, method, signal }: { lane: string; era: LinkEra; method: string; signal?: AbortSignal },
+    prefix: string | undefined,
+    params: Params,
+  ): Promise<Params> {
     const slot = prefix === undefined ? undefined : this.byPrefix.get(prefix);
     if (!slot || !(this.cfg.lanes[lane] ?? []).includes(slot.config.name)) {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
@@ -246,15 +256,15 @@ export class Host {
     this.refreshTrust();
     let conn: UpstreamConn;
     try {
-      conn = await slot.conn(lane);
+      conn = await slot.conn(lane, era);
       // Nothing is called on an upstream whose surface was not vetted.
-      await this.vettedSurface(slot, lane);
+      await this.vettedSurface(slot, lane, era);
     } catch (e) {
       throw new RpcFailure({ code: ERR.unavailable, message: e instanceof LanegateError ? e.detail : 'upstream unavailable' });
     }
     const why = this.unavailable(slot.config.name);
     if (why) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${why}` });
-    slot.attach(lane);
+    slot.attach(lane, era);
     // Progress tokens are the CLIENT's choice: two lanes may pick the same one. The host replaces
     // it with its own unique token, so a progress frame is attributed to exactly one call.
     const meta = params._meta as Params | undefined;
@@ -336,8 +346,9 @@ export class Host {
     return out;
   }
 
-  private fromUpstream(server: string, lanes: string[] | 'all', n: RpcNotification): void {
+  private fromUpstream(server: string, scope: ChildScope, n: RpcNotification): void {
     const slot0 = this.slots.get(server);
+    const lanes = scope.lanes;
     if (n.method === 'notifications/progress') {
       const token = n.params?.progressToken;
       const owner = typeof token === 'string' ? this.progressOwners.get(token) : undefined;
@@ -349,7 +360,7 @@ export class Host {
           method: n.method,
           params: { ...n.params, progressToken: owner.token },
         });
-      } else if (slot0?.contested) {
+      } else if (slot0 && scope.contested) {
         this.hazard(slot0, 'unattributable_notification', `progress for unknown token ${String(token)}`);
       }
       return; // never broadcast
@@ -366,21 +377,21 @@ export class Host {
     const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
     const tell = (): void => this.out.notify(n.method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
     // Re-scan at once: a changed surface is vetted before any lane can list it again.
-    if (slot && lane) void this.vettedSurface(slot, lane).then(tell, tell);
+    if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
     else tell();
   }
 
-  private async serverRequest(server: string, lanes: string[] | 'all', r: RpcRequest): Promise<Params> {
+  private async serverRequest(server: string, scope: ChildScope, r: RpcRequest): Promise<Params> {
     if (r.method === 'ping') return {};
     const slot = this.slots.get(server);
-    const lane = lanes !== 'all' && lanes.length === 1 ? lanes[0] : slot && !slot.contested ? slot.soleLane() : undefined;
+    const lane = scope.contested ? undefined : scope.sole;
     if (lane && (r.method === 'sampling/createMessage' || r.method === 'elicitation/create' || r.method === 'roots/list')) {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
       return this.out.request('lanegate/client-request', { lane, method: r.method, params: r.params ?? {} }, 300_000);
     }
     // Over stdio a server-initiated request names no related request: with several lanes on one
     // child it cannot be routed to the right one without risking a cross-lane leak.
-    if (slot?.contested) {
+    if (slot && scope.contested) {
       this.hazard(slot, 'unroutable_server_request', r.method);
       throw new RpcFailure({ code: ERR.methodNotFound, message: 'refused: this shared process serves several lanes' });
     }
@@ -388,9 +399,9 @@ export class Host {
     throw new RpcFailure({ code: ERR.methodNotFound, message: `lanegate does not relay ${r.method}` });
   }
 
-  processes(): { server: string; placement: string; lane?: string; pid: number }[] {
+  processes(): { server: string; placement: string; lane?: string; era: LinkEra; pid: number }[] {
     return [...this.slots.values()].flatMap((s) =>
-      s.pids().map((p) => ({ server: s.config.name, placement: s.placement, ...(p.lane ? { lane: p.lane } : {}), pid: p.pid })),
+      s.pids().map((p) => ({ server: s.config.name, placement: s.placement, ...(p.lane ? { lane: p.lane } : {}), era: p.era, pid: p.pid })),
     );
   }
 

@@ -36,7 +36,7 @@ export const runHost = async (): Promise<void> => {
   let peer: LinePeer | undefined;
   const host = new Host(
     cfg,
-    (server, lane, ev) =>
+    (server, lane, ev, era) =>
       server.transport.kind === 'stdio'
         ? launchStdio(
             stdioLaunchFor(server, lane, ambient, secrets, cfg.stateDir),
@@ -44,7 +44,7 @@ export const runHost = async (): Promise<void> => {
               ...ev,
               onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
             },
-            { era: server.upstreamEra },
+            { era },
           )
         : connectHttp(server, lane, secrets, ev),
     {
@@ -65,7 +65,8 @@ export const runHost = async (): Promise<void> => {
           },
           onExit: () => undefined,
         },
-        { era: server.upstreamEra, ...(clientInfo ? { clientInfo } : {}) },
+        // Measurement speaks the era of the server's default link (the handshake era for `match`).
+        { era: server.upstreamEra === 'modern' ? 'modern' : 'legacy', ...(clientInfo ? { clientInfo } : {}) },
       );
     },
   );

@@ -8,6 +8,21 @@ import { backoffDelay, STABLE_AFTER_MS } from './backoff.js';
 
 const SHARED_KEY = '*';
 
+/** The protocol era of a lane's request; with `upstreamEra: match` it picks the child's link. */
+export type LinkEra = 'legacy' | 'modern';
+
+/** Who a child serves, as seen when one of its frames arrives. */
+export interface ChildScope {
+  /** The lanes it serves: one for a dedicated child, every lane of the server if shared. */
+  lanes: string[] | 'all';
+  /** The one lane that has used a shared child so far, if exactly one. */
+  sole?: string;
+  /** More than one lane has used this shared child: a misrouted frame would cross lanes. */
+  contested: boolean;
+  /** The era its link speaks. */
+  era: LinkEra;
+}
+
 export interface SlotHooks {
   connect: (
     server: ServerConfig,
@@ -17,10 +32,10 @@ export interface SlotHooks {
       onServerRequest: (r: RpcRequest) => Promise<Record<string, unknown>>;
       onExit: (detail: string) => void;
     },
+    era: LinkEra,
   ) => Promise<UpstreamConn>;
-  /** Lanes served by the child under `key` (every lane of the server if shared). */
-  onNotification: (server: string, lanes: string[] | 'all', n: RpcNotification) => void;
-  onServerRequest: (server: string, lanes: string[] | 'all', r: RpcRequest) => Promise<Record<string, unknown>>;
+  onNotification: (server: string, scope: ChildScope, n: RpcNotification) => void;
+  onServerRequest: (server: string, scope: ChildScope, r: RpcRequest) => Promise<Record<string, unknown>>;
   onEvent: (event: {
     server: string;
     lane?: string;
@@ -31,6 +46,10 @@ export interface SlotHooks {
 }
 
 interface Instance {
+  lane: string | undefined;
+  era: LinkEra;
+  /** Lanes that have used it (only counted for a shared child). */
+  attached: Set<string>;
   conn?: UpstreamConn;
   starting?: Promise<UpstreamConn>;
   crashes: number;
@@ -46,14 +65,13 @@ interface Instance {
 
 /**
  * One upstream server inside a host: ONE child for every lane when placed shared, one child
- * per lane when dedicated (started on that lane's first call, stopped when idle). A crashed
- * child restarts with capped backoff; meanwhile calls fail fast with an error naming it.
+ * per lane when dedicated (started on that lane's first call, stopped when idle). With
+ * `upstreamEra: match` that is one child per era in use as well. A crashed child restarts with
+ * capped backoff; meanwhile calls fail fast with an error naming it.
  */
 export class ServerSlot {
   private readonly instances = new Map<string, Instance>();
   private closed = false;
-  /** Lanes that have used the shared child (a hazard needs more than one attached). */
-  private readonly attached = new Set<string>();
 
   constructor(
     readonly config: ServerConfig,
@@ -61,38 +79,41 @@ export class ServerSlot {
     private readonly hooks: SlotHooks,
   ) {}
 
-  attach(lane: string): void {
-    if (this.placement === 'shared') this.attached.add(lane);
+  attach(lane: string, era: LinkEra): void {
+    if (this.placement === 'shared') this.instances.get(this.keyFor(lane, era))?.attached.add(lane);
   }
 
-  /** The one lane using a shared child so far, if exactly one. */
-  soleLane(): string | undefined {
-    return this.attached.size === 1 ? [...this.attached][0] : undefined;
-  }
-
-  /** More than one lane shares the child right now: misrouted frames would cross lanes. */
-  get contested(): boolean {
-    return this.placement === 'shared' && this.attached.size > 1;
-  }
-
-  /** Retreat to dedicated AT ONCE: recycle the shared child; every lane's next call gets its own. */
+  /** Retreat to dedicated AT ONCE: recycle the shared children; every lane's next call gets its own. */
   async retreat(): Promise<void> {
     if (this.placement === 'dedicated') return;
     this.placement = 'dedicated';
-    this.attached.clear();
-    await this.stopInstance(SHARED_KEY);
+    const shared = [...this.instances].filter(([, i]) => i.lane === undefined).map(([k]) => k);
+    await Promise.all(shared.map((k) => this.stopInstance(k)));
   }
 
-  private keyFor(lane: string): string {
-    return this.placement === 'shared' ? SHARED_KEY : lane;
+  /** The link era a lane request of `era` uses with this server. */
+  linkEra(era: LinkEra): LinkEra {
+    return this.config.upstreamEra === 'match' ? era : this.config.upstreamEra;
   }
 
-  async conn(lane: string): Promise<UpstreamConn> {
+  private keyFor(lane: string, era: LinkEra): string {
+    return `${this.placement === 'shared' ? SHARED_KEY : lane}|${this.linkEra(era)}`;
+  }
+
+  async conn(lane: string, era: LinkEra = 'legacy'): Promise<UpstreamConn> {
     if (this.closed) throw new LanegateError('upstream_unavailable', `upstream "${this.config.name}" is shutting down`);
-    const key = this.keyFor(lane);
+    const key = this.keyFor(lane, era);
     let inst = this.instances.get(key);
     if (!inst) {
-      inst = { crashes: 0, retryAt: 0, startedAt: 0, stopping: false };
+      inst = {
+        lane: this.placement === 'shared' ? undefined : lane,
+        era: this.linkEra(era),
+        attached: new Set(),
+        crashes: 0,
+        retryAt: 0,
+        startedAt: 0,
+        stopping: false,
+      };
       this.instances.set(key, inst);
     }
     this.touch(key, inst);
@@ -109,8 +130,8 @@ export class ServerSlot {
   }
 
   /** The vetted surface of the child serving this lane, fetching it once through `load`. */
-  surface(lane: string, load: () => Promise<Surface>): Promise<Surface> {
-    const inst = this.instances.get(this.keyFor(lane));
+  surface(lane: string, era: LinkEra, load: () => Promise<Surface>): Promise<Surface> {
+    const inst = this.instances.get(this.keyFor(lane, era));
     if (!inst) return load();
     if (!inst.surface) {
       const p = load();
@@ -122,30 +143,42 @@ export class ServerSlot {
     return inst.surface;
   }
 
-  pids(): { lane: string | undefined; pid: number }[] {
-    const out: { lane: string | undefined; pid: number }[] = [];
-    for (const [key, inst] of this.instances) {
-      if (inst.conn?.pid !== undefined) out.push({ lane: key === SHARED_KEY ? undefined : key, pid: inst.conn.pid });
+  pids(): { lane: string | undefined; era: LinkEra; pid: number }[] {
+    const out: { lane: string | undefined; era: LinkEra; pid: number }[] = [];
+    for (const inst of this.instances.values()) {
+      if (inst.conn?.pid !== undefined) out.push({ lane: inst.lane, era: inst.era, pid: inst.conn.pid });
     }
     return out;
   }
 
-  private lanesOf(key: string): string[] | 'all' {
-    return key === SHARED_KEY ? 'all' : [key];
+  private scopeOf(inst: Instance): ChildScope {
+    if (inst.lane !== undefined) return { lanes: [inst.lane], sole: inst.lane, contested: false, era: inst.era };
+    const sole = inst.attached.size === 1 ? [...inst.attached][0] : undefined;
+    return {
+      lanes: 'all',
+      ...(sole !== undefined ? { sole } : {}),
+      contested: this.placement === 'shared' && inst.attached.size > 1,
+      era: inst.era,
+    };
   }
 
   private start(key: string, inst: Instance): Promise<UpstreamConn> {
-    const lane = key === SHARED_KEY ? undefined : key;
+    const lane = inst.lane;
     const name = this.config.name;
     const p = this.hooks
-      .connect(this.config, lane, {
-        onNotification: (n) => {
-          if (n.method.endsWith('/list_changed')) inst.surface = undefined;
-          this.hooks.onNotification(name, this.lanesOf(key), n);
+      .connect(
+        this.config,
+        lane,
+        {
+          onNotification: (n) => {
+            if (n.method.endsWith('/list_changed')) inst.surface = undefined;
+            this.hooks.onNotification(name, this.scopeOf(inst), n);
+          },
+          onServerRequest: (r) => this.hooks.onServerRequest(name, this.scopeOf(inst), r),
+          onExit: (detail) => this.onExit(key, inst, detail),
         },
-        onServerRequest: (r) => this.hooks.onServerRequest(name, this.lanesOf(key), r),
-        onExit: (detail) => this.onExit(key, inst, detail),
-      })
+        inst.era,
+      )
       .then(
         (conn) => {
           inst.starting = undefined;
@@ -190,7 +223,7 @@ export class ServerSlot {
     inst.conn = undefined;
     inst.surface = undefined;
     if (inst.idleTimer) clearTimeout(inst.idleTimer);
-    const lane = key === SHARED_KEY ? undefined : key;
+    const lane = inst.lane;
     if (wasStopping) {
       this.instances.delete(key);
       this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'stopped' });
@@ -199,7 +232,7 @@ export class ServerSlot {
     this.noteFailure(inst, `crashed (${detail})`);
     this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'crashed', detail });
     // Lists may differ after a restart: every lane served by this child re-lists.
-    this.hooks.onNotification(this.config.name, this.lanesOf(key), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+    this.hooks.onNotification(this.config.name, this.scopeOf(inst), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
     inst.restartTimer = setTimeout(
       () => {
         if (this.closed || inst.conn || inst.starting) return;
@@ -211,7 +244,7 @@ export class ServerSlot {
   }
 
   private touch(key: string, inst: Instance): void {
-    if (this.placement === 'shared') return;
+    if (inst.lane === undefined) return;
     if (inst.idleTimer) clearTimeout(inst.idleTimer);
     inst.idleTimer = setTimeout(() => void this.stopInstance(key), this.config.idleMs);
     inst.idleTimer.unref();

@@ -70,6 +70,11 @@ export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
       }
     }
     if (s.http) {
+      if (s.upstreamEra !== 'legacy')
+        problems.push({
+          path: ['servers', serverName, 'upstreamEra'],
+          message: 'applies to stdio upstreams only; an http upstream is spoken to in 2025-11-25',
+        });
       const url = new URL(s.http.url);
       if (url.protocol !== 'http:' && url.protocol !== 'https:') {
         problems.push({ path: ['servers', serverName, 'http', 'url'], message: 'must be an http:// or https:// URL' });

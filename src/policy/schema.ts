@@ -57,9 +57,11 @@ const server = z
     http: http.optional(),
     share: z.enum(['auto', 'never']).default('auto'),
     upstreamEra: z
-      .enum(['legacy', 'modern'])
+      .enum(['legacy', 'modern', 'match'])
       .default('legacy')
-      .describe('modern: speak 2026-07-28 to this (stdio) upstream: server/discover, per-request envelope, input_required passed through'),
+      .describe(
+        'The protocol era spoken to this stdio upstream. legacy: the handshake era (2025-11-25). modern: 2026-07-28 (server/discover, per-request envelope, input_required passed through). match: each lane request goes over a link of its own era, so a dual-era upstream keeps every feature of both (one child per era in use)',
+      ),
     probe: z.array(probeStep).optional(),
     expect: z
       .strictObject({

@@ -24,6 +24,16 @@ const SETPRIV = '/usr/bin/setpriv';
 const STOP_GRACE_MS = 1500;
 const KILL_AFTER_MS = 4000;
 
+/** The list changes a server advertises, as a `subscriptions/listen` filter (undefined if none). */
+const listChangedFilter = (caps: Record<string, unknown>): Record<string, true> | undefined => {
+  const on = (k: string): boolean => (caps[k] as { listChanged?: unknown } | undefined)?.listChanged === true;
+  const f: Record<string, true> = {};
+  if (on('tools')) f.toolsListChanged = true;
+  if (on('prompts')) f.promptsListChanged = true;
+  if (on('resources')) f.resourcesListChanged = true;
+  return Object.keys(f).length > 0 ? f : undefined;
+};
+
 /**
  * Launches a stdio upstream: argv array, no shell, exactly the environment given (nothing
  * inherited), a neutral working directory. On Linux the child is tied to its host with
@@ -148,6 +158,12 @@ export const launchStdio = async (
         ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
       };
       peer.notify('notifications/initialized');
+    }
+    if (modern) {
+      // In 2026-07-28 a server sends list changes only on a subscription: hold one open for the
+      // life of the link (its answer comes only when the server closes it).
+      const filter = listChangedFilter(init.capabilities);
+      if (filter) void peer.request('subscriptions/listen', envelope({ notifications: filter }), 0).catch(() => undefined);
     }
   } catch (e) {
     await stop();

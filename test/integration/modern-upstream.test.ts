@@ -74,3 +74,122 @@ lanes:
     assert.equal((final.result as { resultType?: string }).resultType, undefined, 'a handshake-era lane gets a handshake-era result');
   });
 });
+
+describe('upstreamEra: match — each lane request reaches the upstream over a link of its own era', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  conf:
+    prefix: conf
+    domain: public
+    upstreamEra: match
+    stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"] }
+lanes:
+  a: { servers: [conf] }
+`);
+  });
+  after(async () => gw.stop());
+
+  const processes = async (): Promise<{ server: string; lane?: string; era: string; pid: number }[]> => {
+    const r = await fetch(gw.url.replace(/\/mcp$/, '/api/processes'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
+    const body = (await r.json()) as { hosts: Record<string, { children: { server: string; lane?: string; era: string; pid: number }[] }> };
+    return Object.values(body.hosts).flatMap((h) => h.children);
+  };
+
+  it("the modern request carries the lane's own capabilities; the legacy session keeps server-initiated requests", async () => {
+    const t = await gw.token('a');
+    // Modern: the upstream sees exactly what this request declared (sampling, not elicitation).
+    const caps = { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    const m = await modernPost(gw.url, t, 1, 'tools/call', {
+      name: 'conf_test_input_required_result_capabilities',
+      arguments: {},
+      _meta: caps,
+    });
+    const r = m.json?.result as { resultType?: string; inputRequests?: Record<string, { method: string }> } | undefined;
+    assert.equal(r?.resultType, 'input_required');
+    assert.deepEqual(
+      Object.values(r?.inputRequests ?? {}).map((x) => x.method),
+      ['sampling/createMessage'],
+    );
+    // Legacy: a handshake-era tool that asks the client mid-call (a wire the modern era does not have).
+    const h = await legacySession(gw.url, t, { sampling: {} });
+    const res = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'conf_test_sampling', arguments: { prompt: 'hi' } },
+      }),
+    });
+    const next = sseMessages(res);
+    const ask = await next();
+    assert.equal(ask.method, 'sampling/createMessage');
+    await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: ask.id,
+        result: { role: 'assistant', model: 'm', content: { type: 'text', text: 'sampled!' } },
+      }),
+    });
+    const final = await next();
+    assert.equal(final.id, 2);
+    assert.match(JSON.stringify(final.result), /sampled!/);
+    const mine = (await processes()).filter((p) => p.server === 'conf');
+    assert.deepEqual(mine.map((p) => p.era).sort(), ['legacy', 'modern'], 'one child per era in use');
+    assert.notEqual(mine[0]?.pid, mine[1]?.pid);
+  });
+
+  it('a list change on the modern link reaches the lane (the host holds a subscription upstream)', async () => {
+    const t = await gw.token('a');
+    // The modern child is up before the lane listens: its start is no change of the catalog.
+    assert.match(
+      textOf((await modernPost(gw.url, t, 9, 'tools/call', { name: 'conf_test_simple_text', arguments: {} })).json?.result),
+      /./,
+    );
+    const stop = new AbortController();
+    const listen = await fetch(gw.url, {
+      signal: stop.signal,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 10,
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: modernMeta },
+      }),
+    });
+    const next = sseMessages(listen);
+    assert.equal((await next()).method, 'notifications/subscriptions/acknowledged');
+    const fired = await modernPost(gw.url, t, 11, 'tools/call', { name: 'conf_test_trigger_tool_change', arguments: {} });
+    assert.match(textOf(fired.json?.result), /published/);
+    const note = await Promise.race([next(), new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))]);
+    stop.abort();
+    assert.equal(note?.method, 'notifications/tools/list_changed');
+  });
+
+  it('inputResponses without a requestState make a fresh call (passed to the upstream) instead of an error', async () => {
+    const t = await gw.token('a');
+    const r = await modernPost(gw.url, t, 20, 'tools/call', {
+      name: 'conf_test_input_required_result_elicitation',
+      arguments: {},
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Lin' } }, stray: { action: 'decline' } },
+      _meta: { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } },
+    });
+    assert.equal(r.status, 200);
+    // The upstream (2026-07-28) received the responses and used the one it knows.
+    assert.equal((r.json?.result as { resultType?: string } | undefined)?.resultType, 'complete');
+    assert.equal(textOf(r.json?.result), 'Hello, Lin!');
+  });
+});

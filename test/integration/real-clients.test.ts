@@ -1,4 +1,7 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -13,6 +16,16 @@ servers:
 lanes:
   a: { servers: [everything] }
 `;
+
+// The MCP Inspector's CLI (the package the Inspector's `--cli` mode runs). It reads its own
+// package.json relative to the working directory, so it runs from its build directory.
+const INSPECTOR = path.dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/build/index.js'));
+const inspector = (args: string[]): Promise<{ code: number; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    execFile(process.execPath, ['index.js', ...args], { cwd: INSPECTOR, timeout: 30_000 }, (err, stdout, stderr) => {
+      resolve({ code: err ? Number((err as { code?: unknown }).code ?? 1) || 1 : 0, stdout, stderr });
+    });
+  });
 
 const text = (r: unknown): string => ((r as { content?: { text?: string }[] }).content ?? []).map((c) => c.text ?? '').join('');
 
@@ -47,5 +60,30 @@ describe('real clients through lanegate', () => {
     } finally {
       await c.close();
     }
+  });
+
+  it('the MCP Inspector CLI lists and calls tools with a bearer header, and is refused without a valid one', async () => {
+    const base = [gw.url, '--transport', 'http'];
+    const list = await inspector([...base, '--header', `Authorization: Bearer ${token}`, '--method', 'tools/list']);
+    assert.equal(list.code, 0, list.stderr);
+    const tools = (JSON.parse(list.stdout) as { tools: { name: string }[] }).tools.map((t) => t.name);
+    assert.ok(tools.includes('every_echo') && tools.includes('lanegate_status'), tools.join(', '));
+    const call = await inspector([
+      ...base,
+      '--header',
+      `Authorization: Bearer ${token}`,
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'every_echo',
+      '--tool-arg',
+      'message=from the inspector',
+    ]);
+    assert.equal(call.code, 0, call.stderr);
+    assert.match(text(JSON.parse(call.stdout)), /from the inspector/);
+    const refused = await inspector([...base, '--header', 'Authorization: Bearer not-a-token', '--method', 'tools/list']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /Unauthorized/);
+    assert.ok(!refused.stdout.includes('every_echo'));
   });
 });

@@ -80,6 +80,20 @@ lanes: {}
     assert.match(r.problems.map((p) => p.message).join('\n'), /never probed/);
   });
 
+  it('upstreamEra is an era of a stdio link: an http upstream with another one is refused, an unknown value too', () => {
+    const r = check(`servers:
+  a: { prefix: a, domain: pub, upstreamEra: match, http: { url: "http://127.0.0.1:1/mcp" } }
+  b: { prefix: b, domain: pub, upstreamEra: match, stdio: { command: node } }
+`);
+    const msgs = r.problems.map((p) => `${p.path} ${p.message}`).join('\n');
+    assert.match(msgs, /servers\.a\.upstreamEra applies to stdio upstreams only/);
+    assert.doesNotMatch(msgs, /servers\.b\./);
+    const bad = check(`servers:
+  c: { prefix: c, domain: pub, upstreamEra: newest, stdio: { command: node } }
+`);
+    assert.match(bad.problems.map((p) => `${p.path} ${p.message}`).join('\n'), /servers\.c\.upstreamEra .*"legacy"\|"modern"\|"match"/);
+  });
+
   it('the committed JSON Schema is the one generated from the zod schema', () => {
     const committed = JSON.parse(readFileSync(new URL('../../policies/policy.schema.json', import.meta.url), 'utf8'));
     assert.deepEqual(committed, JSON.parse(JSON.stringify(policyJsonSchema())));
