@@ -20,7 +20,8 @@ import { Sessions } from './sessions.js';
 import { CallStreams } from './call-streams.js';
 import { ClientRequests } from './client-requests.js';
 import { Mrtr } from './mrtr.js';
-import { type GuardFile, MAX_DRIFT, readGuard, writeGuard } from '../records/guard-file.js';
+import { type GuardFile, readGuard } from '../records/guard-file.js';
+import { recordGuardReport, recordHazard } from './record-events.js';
 import type { GuardReport } from '../host/guard.js';
 
 const LIST_OF: Record<string, ListMethod[]> = {
@@ -128,30 +129,8 @@ export class Gateway {
   }
 
   private onGuardReport(key: string, r: GuardReport): void {
-    const prev = this.guard.servers[r.server];
-    const now = new Date().toISOString();
-    const drift = [...(prev?.drift ?? [])];
-    if (r.drift) drift.push({ at: now, from: r.drift.from, to: r.drift.to, changes: r.drift.changes, outcome: r.status });
-    this.guard.servers[r.server] = {
-      status: r.status,
-      ...(r.pinnedHash ? { pinnedHash: r.pinnedHash } : {}),
-      surfaceHash: r.surfaceHash,
-      surface: r.surface,
-      findings: r.findings,
-      trusted: r.trusted,
-      itemHashes: r.itemHashes,
-      seenAt: now,
-      drift: drift.slice(-MAX_DRIFT),
-    };
+    recordGuardReport(this.guard, r, this.policy.gateway.stateDir, this.log);
     this.metrics.guard.inc({ server: r.server, status: r.status });
-    try {
-      writeGuard(this.policy.gateway.stateDir, this.guard);
-    } catch (e) {
-      this.log.error(
-        { event: 'records_write_failed', file: 'guard.json', detail: e instanceof Error ? e.message : 'unknown' },
-        'could not write guard records',
-      );
-    }
     const lanes = lanesAffected(this.policy, key, r.server, 'all');
     this.catalog.invalidate(lanes);
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
@@ -177,26 +156,7 @@ export class Gateway {
   }
 
   private onHazard(key: string, server: string, code: string): void {
-    const identity = this.evidence.identities[server] ?? '';
-    try {
-      this.evidence.ledger.record(server, identity, code, Date.now() / 1000);
-    } catch (e) {
-      this.log.warn({ event: 'hazard_refused', server, detail: e instanceof Error ? e.message : 'unknown' }, 'unknown hazard code refused');
-      return;
-    }
-    this.metrics.hazards.inc({ server, code });
-    this.log.warn(
-      { event: 'hazard_recorded', server, code, identity, host: key },
-      `hazard "${code}" recorded for "${server}"; it runs dedicated from now on`,
-    );
-    this.evidence.ledger
-      .flush()
-      .catch((e: unknown) =>
-        this.log.error(
-          { event: 'records_write_failed', file: 'observed-hazards.json', detail: e instanceof Error ? e.message : 'unknown' },
-          'could not write the ledger',
-        ),
-      );
+    if (recordHazard(this.evidence, server, code, key, this.log)) this.metrics.hazards.inc({ server, code });
   }
 
   private onHostNotification(key: string, n: RpcNotification): void {

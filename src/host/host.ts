@@ -1,18 +1,21 @@
 import type { Logger } from 'pino';
 import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';
-import { splitPrefixed, splitPrefixedUri } from '../naming/prefix.js';
+import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
 import { formatRefusal } from '../guard/refusal.js';
 import type { UpstreamConn } from '../upstream/conn.js';
-import { CALLER_IDENTITY_EXT, CALLER_META, type HostConfig } from './config.js';
+import { CALLER_META, type HostConfig } from './config.js';
 import { HostGuard } from './guard.js';
-import { demonstrate, preflight } from './measure.js';
+import { measurePass } from './measure.js';
 import { compareInventory, describeDrift } from './inventory.js';
 import type { ServerConfig } from '../policy/model.js';
 import { type ChildScope, type LinkEra, ServerSlot, type SlotHooks } from './slot.js';
+import { routeNotification, routeServerRequest } from './frame-routing.js';
+import { ProgressTokens } from './progress-tokens.js';
 import { fetchSurface } from './surface-fetch.js';
+import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 
 type Params = Record<string, unknown>;
@@ -38,8 +41,7 @@ export class Host {
   /** Upstreams refused until their surface changes (a name collision). */
   private readonly refused = new Map<string, string>();
   private readonly guard: HostGuard;
-  private readonly progressOwners = new Map<string, { lane: string; token: string | number }>();
-  private nextToken = 1;
+  private readonly progress = new ProgressTokens();
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
 
@@ -125,21 +127,8 @@ export class Host {
     const lane = this.callerLane(params);
     const era = callerEra(params);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
-    const fwd = { lane, era, method: req.method, ...(signal ? { signal } : {}) };
-    if (req.method === 'tools/call' || req.method === 'prompts/get') {
-      const parts = splitPrefixed(String(params.name ?? ''));
-      return this.forward(fwd, parts?.prefix, { ...params, name: parts?.rest });
-    }
-    if (req.method === 'completion/complete') {
-      const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
-      const parts = ref.type === 'ref/resource' ? splitPrefixedUri(String(ref.uri ?? '')) : splitPrefixed(String(ref.name ?? ''));
-      const inner = ref.type === 'ref/resource' ? { ...ref, uri: parts?.rest } : { ...ref, name: parts?.rest };
-      return this.forward(fwd, parts?.prefix, { ...params, ref: inner });
-    }
-    if (req.method === 'resources/read' || req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe') {
-      const parts = splitPrefixedUri(String(params.uri ?? ''));
-      return this.forward(fwd, parts?.prefix, { ...params, uri: parts?.rest });
-    }
+    const target = unprefixRequest(req.method, params);
+    if (target) return this.forward({ lane, era, method: req.method, ...(signal ? { signal } : {}) }, target.prefix, target.params);
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
   }
 
@@ -265,24 +254,18 @@ export class Host {
     const why = this.unavailable(slot.config.name);
     if (why) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${why}` });
     slot.attach(lane, era);
-    // Progress tokens are the CLIENT's choice: two lanes may pick the same one. The host replaces
-    // it with its own unique token, so a progress frame is attributed to exactly one call.
     const meta = params._meta as Params | undefined;
-    const token = meta?.progressToken;
-    const tracked = typeof token === 'string' || typeof token === 'number' ? `lgp-${this.nextToken++}` : undefined;
-    if (tracked !== undefined) {
-      this.progressOwners.set(tracked, { lane, token: token as string | number });
-    }
+    const tracked = this.progress.track(lane, meta?.progressToken);
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
     try {
-      return await conn.request(method, this.upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
+      return await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
       }
       throw e;
     } finally {
-      if (tracked !== undefined) this.progressOwners.delete(tracked);
+      this.progress.release(tracked);
     }
   }
 
@@ -301,97 +284,52 @@ export class Host {
   /** Pre-flight (and the demonstration if the policy names a probe) on scratch processes. */
   private async measure(server: string, withProbe: boolean): Promise<Params> {
     const slot = this.slots.get(server);
-    if (!slot || !this.scratch || this.cfg.lane !== undefined)
+    const scratch = this.scratch;
+    if (!slot || !scratch || this.cfg.lane !== undefined)
       throw new RpcFailure({ code: ERR.invalidParams, message: `"${server}" is not measurable in this host` });
     const cfg = slot.config;
     if (cfg.transport.kind !== 'stdio' || cfg.perLaneLaunch)
       throw new RpcFailure({ code: ERR.invalidParams, message: `"${server}" is not a lane-independent stdio launch` });
-    const spawn = (tag: string, clientInfo?: { name: string; version: string }) =>
-      (this.scratch as NonNullable<typeof this.scratch>)(cfg, tag, clientInfo);
-    const pre = await preflight(spawn, cfg.callTimeoutMs);
-    // The guard sees what a lane would see before any evidence can promote the server.
-    const probeConn = await spawn('surface').catch(() => undefined);
-    if (probeConn) {
-      try {
-        this.guard.vet(server, await fetchSurface(probeConn, cfg.callTimeoutMs));
-      } finally {
-        await probeConn.stop();
-      }
-    }
-    const demo =
-      withProbe && pre.ran && cfg.probe && cfg.probe.length > 0 ? await demonstrate(spawn, cfg.probe, cfg.callTimeoutMs) : undefined;
-    return { preflight: { ...pre }, ...(demo ? { demonstration: { ...demo } } : {}) };
-  }
-
-  /** The caller block reaches a child only if it advertises the caller-identity extension. */
-  private upstreamParams(conn: UpstreamConn, lane: string, params: Params): Params {
-    const meta = { ...((params._meta as Params | undefined) ?? {}) };
-    const caller = meta[CALLER_META] as { capabilities?: unknown } | undefined;
-    delete meta[CALLER_META];
-    const caps = conn.init.capabilities as { experimental?: Params; extensions?: Params };
-    if (caps.experimental?.[CALLER_IDENTITY_EXT] !== undefined || caps.extensions?.[CALLER_IDENTITY_EXT] !== undefined) {
-      meta[CALLER_META] = { lane };
-    }
-    const out: Params = { ...params };
-    if (conn.modern) {
-      // The upstream asks only for what the lane itself can answer.
-      if (caller?.capabilities && typeof caller.capabilities === 'object')
-        meta['io.modelcontextprotocol/clientCapabilities'] = caller.capabilities;
-    } else {
-      delete out.inputResponses;
-      delete out.requestState;
-    }
-    if (Object.keys(meta).length > 0) out._meta = meta;
-    else delete out._meta;
-    return out;
+    return measurePass(
+      (tag, clientInfo) => scratch(cfg, tag, clientInfo),
+      cfg,
+      withProbe,
+      (surface) => this.guard.vet(server, surface),
+    );
   }
 
   private fromUpstream(server: string, scope: ChildScope, n: RpcNotification): void {
-    const slot0 = this.slots.get(server);
-    const lanes = scope.lanes;
-    if (n.method === 'notifications/progress') {
-      const token = n.params?.progressToken;
-      const owner = typeof token === 'string' ? this.progressOwners.get(token) : undefined;
-      if (owner) {
-        // Exactly the lane (and call) it belongs to, with the token that lane chose.
-        this.out.notify('lanegate/notify', {
-          lane: owner.lane,
-          token: owner.token,
-          method: n.method,
-          params: { ...n.params, progressToken: owner.token },
-        });
-      } else if (slot0 && scope.contested) {
-        this.hazard(slot0, 'unattributable_notification', `progress for unknown token ${String(token)}`);
-      }
-      return; // never broadcast
-    }
-    if (n.method === 'notifications/message') {
-      // A log line names no call: it reaches a lane only from a child that serves that lane alone.
-      if (lanes !== 'all' && lanes.length === 1)
-        this.out.notify('lanegate/notify', { lane: lanes[0], method: n.method, params: { ...(n.params ?? {}) } });
-      return;
-    }
-    if (!n.method.endsWith('/list_changed')) return;
-    this.refused.delete(server);
     const slot = this.slots.get(server);
-    const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
-    const tell = (): void => this.out.notify(n.method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
-    // Re-scan at once: a changed surface is vetted before any lane can list it again.
-    if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
-    else tell();
+    const owner = this.progress.owner(n.params?.progressToken);
+    const route = routeNotification(scope, n.method, owner !== undefined);
+    if (route.kind === 'to_call' && owner) {
+      // Exactly the lane (and call) it belongs to, with the token that lane chose.
+      const params = { ...n.params, progressToken: owner.token };
+      this.out.notify('lanegate/notify', { lane: owner.lane, token: owner.token, method: n.method, params });
+    } else if (route.kind === 'to_lane') {
+      this.out.notify('lanegate/notify', { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
+    } else if (route.kind === 'hazard' && slot) {
+      this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
+    } else if (route.kind === 'list_changed') {
+      this.refused.delete(server);
+      const lanes = scope.lanes;
+      const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
+      const tell = (): void => this.out.notify(n.method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
+      // Re-scan at once: a changed surface is vetted before any lane can list it again.
+      if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
+      else tell();
+    }
   }
 
   private async serverRequest(server: string, scope: ChildScope, r: RpcRequest): Promise<Params> {
-    if (r.method === 'ping') return {};
-    const slot = this.slots.get(server);
-    const lane = scope.contested ? undefined : scope.sole;
-    if (lane && (r.method === 'sampling/createMessage' || r.method === 'elicitation/create' || r.method === 'roots/list')) {
+    const route = routeServerRequest(scope, r.method);
+    if (route.kind === 'answer') return {};
+    if (route.kind === 'relay') {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
-      return this.out.request('lanegate/client-request', { lane, method: r.method, params: r.params ?? {} }, 300_000);
+      return this.out.request('lanegate/client-request', { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
     }
-    // Over stdio a server-initiated request names no related request: with several lanes on one
-    // child it cannot be routed to the right one without risking a cross-lane leak.
-    if (slot && scope.contested) {
+    const slot = this.slots.get(server);
+    if (route.kind === 'hazard' && slot) {
       this.hazard(slot, 'unroutable_server_request', r.method);
       throw new RpcFailure({ code: ERR.methodNotFound, message: 'refused: this shared process serves several lanes' });
     }

@@ -3,7 +3,9 @@ import type { ProbeStepConfig } from '../policy/model.js';
 import type { DemonstrationResult } from '../records/verdicts.js';
 import { judgeDemonstration, substitute } from '../shareability/demonstration.js';
 import { declaresCallerIdentity, degradationsOf, divergentFacets, facetsOf } from '../shareability/facets.js';
+import type { Surface } from '../guard/scanner.js';
 import type { UpstreamConn } from '../upstream/conn.js';
+import { fetchSurface } from './surface-fetch.js';
 import { CALLER_IDENTITY_EXT, CALLER_META } from './config.js';
 
 export type Spawn = (tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>;
@@ -116,4 +118,28 @@ export const demonstrate = async (spawn: Spawn, probe: ProbeStepConfig[], timeou
   } finally {
     await Promise.all(conns.map((c) => c.stop()));
   }
+};
+
+/**
+ * One measurement pass of a server: pre-flight; the surface a lane would see, handed to the guard
+ * before any evidence can promote the server; then the demonstration if the policy names a probe.
+ */
+export const measurePass = async (
+  spawn: Spawn,
+  cfg: { callTimeoutMs: number; probe?: ProbeStepConfig[] },
+  withProbe: boolean,
+  vet: (surface: Surface) => void,
+): Promise<{ preflight: PreflightOutcome; demonstration?: DemonstrationResult }> => {
+  const pre = await preflight(spawn, cfg.callTimeoutMs);
+  const probeConn = await spawn('surface').catch(() => undefined);
+  if (probeConn) {
+    try {
+      vet(await fetchSurface(probeConn, cfg.callTimeoutMs));
+    } finally {
+      await probeConn.stop();
+    }
+  }
+  const demo =
+    withProbe && pre.ran && cfg.probe && cfg.probe.length > 0 ? await demonstrate(spawn, cfg.probe, cfg.callTimeoutMs) : undefined;
+  return { preflight: { ...pre }, ...(demo ? { demonstration: { ...demo } } : {}) };
 };

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findCollisions, prefixName, prefixUri, splitPrefixed, splitPrefixedUri } from '../../src/naming/prefix.js';
 import { hostKeyFor, hostsForLane, route } from '../../src/routing/route.js';
+import { unprefixRequest } from '../../src/naming/unprefix.js';
 import { prefixItems } from '../../src/host/surface.js';
 import type { Policy } from '../../src/policy/model.js';
 
@@ -73,6 +74,25 @@ describe('naming', () => {
     assert.equal(prefixItems('resources/list', 'fs', [{ name: 'no uri' }]).ok, false);
     const tpl = prefixItems('resources/templates/list', 'fs', [{ uriTemplate: 'file:///{p}' }]);
     assert.deepEqual(tpl, { ok: true, items: [{ uriTemplate: 'fs+file:///{p}' }] });
+  });
+});
+
+describe('unprefixing a forwarded request', () => {
+  it('gives the upstream its own names for tools, prompts, resources and completions, and leaves the rest alone', () => {
+    assert.deepEqual(unprefixRequest('tools/call', { name: 'docs_search_all', arguments: { q: 1 } }), {
+      prefix: 'docs',
+      params: { name: 'search_all', arguments: { q: 1 } },
+    });
+    assert.deepEqual(unprefixRequest('prompts/get', { name: 'mail_greet' })?.params, { name: 'greet' });
+    assert.deepEqual(unprefixRequest('resources/read', { uri: 'docs+file:///a' }), { prefix: 'docs', params: { uri: 'file:///a' } });
+    assert.deepEqual(unprefixRequest('completion/complete', { ref: { type: 'ref/prompt', name: 'mail_greet' } })?.params, {
+      ref: { type: 'ref/prompt', name: 'greet' },
+    });
+    assert.deepEqual(unprefixRequest('completion/complete', { ref: { type: 'ref/resource', uri: 'docs+x://y' } })?.params, {
+      ref: { type: 'ref/resource', uri: 'x://y' },
+    });
+    assert.equal(unprefixRequest('tools/call', { name: 'noprefix' })?.prefix, undefined, 'no prefix: refused by the caller');
+    assert.equal(unprefixRequest('tools/list', {}), undefined);
   });
 });
 
