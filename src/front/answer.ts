@@ -227,7 +227,12 @@ export const answer = async (
       if (!outgoing.writableFinished) ac.abort();
     });
   }
-  const d: McpHttpDeps = { ...withTraceOf(c, d0), signal: ac.signal, era: session === undefined ? 'modern' : 'legacy' };
+  const d: McpHttpDeps = {
+    ...withTraceOf(c, d0),
+    signal: ac.signal,
+    era: session === undefined ? 'modern' : 'legacy',
+    ...(session !== undefined ? { holder: session } : {}),
+  };
   if (session === undefined && STREAMABLE.has(req.method)) {
     return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));
   }

@@ -5,6 +5,7 @@ import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-htt
 import { operatorTokenMatches } from './operator.js';
 import { renderDashboard, renderLogin } from './dashboard-html.js';
 import { DashboardSessions } from './dashboard-sessions.js';
+import { changeResources } from './resource-holders.js';
 
 const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
 
@@ -26,6 +27,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     mrtr: gw.mrtr,
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),
+    onSubscription: (lane, holder, uri, on) => gw.sessions.trackResource(lane, holder, uri, on),
     onCall: (server, lane, method, seconds, error) => {
       gw.metrics.calls.inc({ server, lane, method });
       gw.metrics.latency.observe({ server, lane }, seconds);
@@ -37,6 +39,10 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
   const d = (): McpHttpDeps => {
     cached ??= deps();
     return cached;
+  };
+  // A session that ends (DELETE, idle, evicted, lane cut off) lets go of its resource subscriptions.
+  gw.sessions.onEnd = (s) => {
+    if (s.resources.size > 0) void changeResources({ ...d(), era: 'legacy', holder: s.id }, s.lane, [...s.resources], false);
   };
 
   app.use('*', async (c, next) => {

@@ -21,6 +21,10 @@ export interface DispatchDeps {
   signal?: AbortSignal;
   /** The era the lane's request came in (hosts pick an era-matched upstream link by it). */
   era?: Era;
+  /** The lane's holder making the request (a session id or a listen stream): subscriptions are its. */
+  holder?: string;
+  /** A resource subscription of a holder was made (on) or released (off) upstream. */
+  onSubscription?: (lane: string, holder: string, uri: string, on: boolean) => void;
   serverInfo: { name: string; version: string };
   /** Observes a forwarded call (metrics). `error` is a stable kind, never content. */
   onCall?: (server: string, lane: string, method: string, seconds: number, error?: string) => void;
@@ -40,7 +44,7 @@ export interface Dispatched {
 export const FRONT_CAPABILITIES = {
   tools: { listChanged: true },
   prompts: { listChanged: true },
-  resources: { listChanged: true },
+  resources: { listChanged: true, subscribe: true },
   completions: {},
   logging: {},
 };
@@ -58,7 +62,7 @@ const withTrace = (params: Record<string, unknown>, trace: DispatchDeps['trace']
   return { ...params, _meta: meta };
 };
 
-const callerParams = (params: Record<string, unknown>, lane: string, era: Era): Record<string, unknown> => {
+const callerParams = (params: Record<string, unknown>, lane: string, era: Era, holder: string): Record<string, unknown> => {
   const meta: Record<string, unknown> = {};
   const original = (params._meta as Record<string, unknown> | undefined) ?? {};
   // The 2026-07-28 envelope describes the lane's request to the gateway; the host builds the
@@ -68,7 +72,7 @@ const callerParams = (params: Record<string, unknown>, lane: string, era: Era): 
     if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
   }
   const caps = original['io.modelcontextprotocol/clientCapabilities'];
-  meta[CALLER_META] = { lane, era, ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}) };
+  meta[CALLER_META] = { lane, era, holder, ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}) };
   return { ...params, _meta: meta };
 };
 
@@ -141,10 +145,12 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     const result = await d.hostRequest(
       r.hostKey,
       req.method,
-      callerParams(withTrace(params, d.trace), lane, d.era ?? 'legacy'),
+      callerParams(withTrace(params, d.trace), lane, d.era ?? 'legacy', d.holder ?? ''),
       timeout,
       d.signal,
     );
+    if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
+      d.onSubscription?.(lane, d.holder ?? '', target, req.method === 'resources/subscribe');
     d.onCall?.(r.server, lane, req.method, seconds(), result.isError === true ? 'tool_error' : undefined);
     return { status: 200, result };
   } catch (e) {

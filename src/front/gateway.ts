@@ -172,6 +172,12 @@ export class Gateway {
       if (!this.streams.deliver(p.lane, p.token, msg) && p.token === undefined) this.sessions.notifyLane(p.lane, msg);
       return;
     }
+    if (n.method === 'lanegate/lane-event') {
+      const p = (n.params ?? {}) as { lane?: string; holders?: unknown; method?: string; params?: Record<string, unknown> };
+      if (!p.lane || !p.method || !Array.isArray(p.holders)) return;
+      this.sessions.deliverToHolders(p.lane, p.holders.map(String), { jsonrpc: '2.0', method: p.method, params: p.params ?? {} });
+      return;
+    }
     if (n.method === 'lanegate/hazard') {
       this.onHazard(key, String(n.params?.server ?? ''), String(n.params?.code ?? ''));
       return;

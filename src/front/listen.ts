@@ -1,13 +1,16 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { randomUUID } from 'node:crypto';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
+import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from './resource-holders.js';
 import type { McpHttpDeps } from './http-deps.js';
 import type { ListenFilter } from './sessions.js';
 
 /**
  * `subscriptions/listen` (2026-07-28): an SSE stream that first acknowledges the honored subset of
- * the requested filter, then carries the lane's own list changes, each tagged with the
- * subscription id. With nothing honored it completes at once.
+ * the requested filter, then carries the lane's own list changes and the updates of the resources
+ * it subscribed (URIs of the lane's catalog only), each tagged with the subscription id. With
+ * nothing honored it completes at once.
  */
 export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest, serverInfo: Record<string, unknown>): Response => {
   const requested = (req.params?.notifications ?? undefined) as Record<string, unknown> | undefined;
@@ -26,12 +29,27 @@ export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest
     ...params,
     _meta: { ...((params._meta as Record<string, unknown> | undefined) ?? {}), 'io.modelcontextprotocol/subscriptionId': req.id },
   });
+  const wanted = Array.isArray(requested.resourceSubscriptions)
+    ? [...new Set(requested.resourceSubscriptions.filter((u): u is string => typeof u === 'string'))].slice(0, MAX_RESOURCE_SUBSCRIPTIONS)
+    : [];
+  // The stream is the holder of its resource subscriptions: they end with it.
+  const holder = `listen-${randomUUID()}`;
+  const dl = { ...d, era: 'modern' as const, holder };
+  const queue: Record<string, unknown>[] = [];
+  let wakeUp: () => void = () => undefined;
+  const stop = d.sessions.listen(lane, holder, honored, (m) => {
+    queue.push({ jsonrpc: '2.0', method: m.method, params: tag((m.params as Record<string, unknown> | undefined) ?? {}) });
+    wakeUp();
+  });
   return streamSSE(c, async (stream) => {
+    const granted = wanted.length > 0 ? await changeResources(dl, lane, wanted, true) : [];
+    if (granted.length > 0) honored.resourceSubscriptions = granted;
     await stream.writeSSE({
       event: 'message',
       data: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: tag({ notifications: honored }) }),
     });
     if (Object.keys(honored).length === 0) {
+      stop();
       await stream.writeSSE({
         event: 'message',
         data: JSON.stringify({
@@ -42,12 +60,6 @@ export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest
       });
       return;
     }
-    const queue: Record<string, unknown>[] = [];
-    let wakeUp: () => void = () => undefined;
-    const stop = d.sessions.listen(lane, honored, (m) => {
-      queue.push({ jsonrpc: '2.0', method: m.method, params: tag((m.params as Record<string, unknown> | undefined) ?? {}) });
-      wakeUp();
-    });
     try {
       for (let guard = 0; guard < 10_000_000 && !stream.aborted; guard += 1) {
         while (queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(queue.shift()) });
@@ -59,6 +71,7 @@ export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest
       }
     } finally {
       stop();
+      if (granted.length > 0) void changeResources(dl, lane, granted, false);
     }
   });
 };

@@ -12,6 +12,8 @@ export interface Session {
   createdAt: number;
   lastSeen: number;
   streams: Set<StreamSink>;
+  /** Resource URIs (as the lane names them) this session subscribed to. */
+  resources: Set<string>;
 }
 
 const IDLE_MS = 60 * 60 * 1000;
@@ -26,6 +28,8 @@ export interface ListenFilter {
   toolsListChanged?: true;
   promptsListChanged?: true;
   resourcesListChanged?: true;
+  /** Resource URIs (as the lane names them) whose updates this stream carries. */
+  resourceSubscriptions?: string[];
 }
 
 const LISTEN_METHODS: Record<string, keyof ListenFilter> = {
@@ -36,11 +40,18 @@ const LISTEN_METHODS: Record<string, keyof ListenFilter> = {
 
 export class Sessions {
   private readonly byId = new Map<string, Session>();
-  private readonly listeners = new Set<{ lane: string; filter: ListenFilter; send: (m: Record<string, unknown>) => void }>();
+  private readonly listeners = new Set<{
+    lane: string;
+    holder: string;
+    filter: ListenFilter;
+    send: (m: Record<string, unknown>) => void;
+  }>();
+  /** Called when a session ends (its resource subscriptions are released upstream). */
+  onEnd: (s: Session) => void = () => undefined;
 
   /** A modern lane's subscriptions/listen stream: list changes of ITS catalog only, per its filter. */
-  listen(lane: string, filter: ListenFilter, send: (m: Record<string, unknown>) => void): () => void {
-    const l = { lane, filter, send };
+  listen(lane: string, holder: string, filter: ListenFilter, send: (m: Record<string, unknown>) => void): () => void {
+    const l = { lane, holder, filter, send };
     this.listeners.add(l);
     return () => this.listeners.delete(l);
   }
@@ -52,7 +63,7 @@ export class Sessions {
       if (oldest) this.end(oldest.id);
     }
     const now = Date.now();
-    const s: Session = { id: randomUUID(), lane, protocolVersion, createdAt: now, lastSeen: now, streams: new Set() };
+    const s: Session = { id: randomUUID(), lane, protocolVersion, createdAt: now, lastSeen: now, streams: new Set(), resources: new Set() };
     this.byId.set(s.id, s);
     return s;
   }
@@ -74,7 +85,28 @@ export class Sessions {
     if (!s) return false;
     for (const st of s.streams) st.close();
     this.byId.delete(id);
+    this.onEnd(s);
     return true;
+  }
+
+  /** Records a session's subscription (a listen stream keeps its own list in its filter). */
+  trackResource(lane: string, holder: string, uri: string, on: boolean): void {
+    const s = this.byId.get(holder);
+    if (!s || s.lane !== lane) return;
+    if (on) s.resources.add(uri);
+    else s.resources.delete(uri);
+  }
+
+  /** A resource update for exactly these holders of the lane (sessions' GET streams, listen streams). */
+  deliverToHolders(lane: string, holders: string[], msg: Record<string, unknown>): void {
+    const uri = String((msg.params as { uri?: unknown } | undefined)?.uri ?? '');
+    for (const h of holders) {
+      const s = this.byId.get(h);
+      if (s?.lane === lane && s.resources.has(uri)) for (const st of s.streams) st.send(msg);
+    }
+    for (const l of this.listeners) {
+      if (l.lane === lane && holders.includes(l.holder) && l.filter.resourceSubscriptions?.includes(uri)) l.send(msg);
+    }
   }
 
   /** Ends every session of lanes no longer admitted. */

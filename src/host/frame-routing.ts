@@ -21,6 +21,7 @@ export type NotificationRoute =
   | { kind: 'to_call' }
   | { kind: 'to_lane'; lane: string }
   | { kind: 'list_changed' }
+  | { kind: 'resource_updated' }
   | { kind: 'hazard' }
   | { kind: 'drop' };
 
@@ -28,6 +29,7 @@ export type NotificationRoute =
  * Where a notification a child sent goes. Pure. Progress goes only to the call whose (gateway-made)
  * token it carries, never broadcast; a progress frame no call owns on a contested child is a hazard.
  * A log line names no call: it reaches a lane only from a child serving that lane alone.
+ * A resource update goes to the holders of a subscription to its URI on that child.
  */
 export const routeNotification = (scope: ChildScope, method: string, ownedToken: boolean): NotificationRoute => {
   if (method === 'notifications/progress')
@@ -37,5 +39,7 @@ export const routeNotification = (scope: ChildScope, method: string, ownedToken:
     return only !== undefined ? { kind: 'to_lane', lane: only } : { kind: 'drop' };
   }
   if (method.endsWith('/list_changed')) return { kind: 'list_changed' };
+  // To the holders of a subscription to that URI on that child, and no one else.
+  if (method === 'notifications/resources/updated') return { kind: 'resource_updated' };
   return { kind: 'drop' };
 };

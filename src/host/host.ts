@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';
+import { prefixUri } from '../naming/prefix.js';
 import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
@@ -14,11 +15,18 @@ import type { ServerConfig } from '../policy/model.js';
 import { type ChildScope, type LinkEra, ServerSlot, type SlotHooks } from './slot.js';
 import { routeNotification, routeServerRequest } from './frame-routing.js';
 import { ProgressTokens } from './progress-tokens.js';
+import { ResourceRelay } from './resource-relay.js';
 import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 
 type Params = Record<string, unknown>;
+
+/** Which of the lane's holders (a session, a listen stream) made the request: resource subscriptions are theirs. */
+const callerHolder = (params: Params): string => {
+  const h = ((params._meta as Params | undefined)?.[CALLER_META] as { holder?: unknown } | undefined)?.holder;
+  return typeof h === 'string' ? h : '';
+};
 
 /** The era of the lane's request, as the front states it in the caller block (legacy if unsaid). */
 const callerEra = (params: Params): LinkEra =>
@@ -42,6 +50,7 @@ export class Host {
   private readonly refused = new Map<string, string>();
   private readonly guard: HostGuard;
   private readonly progress = new ProgressTokens();
+  private readonly resources = new ResourceRelay((server) => this.slots.get(server)?.config.callTimeoutMs ?? 30_000);
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
 
@@ -70,6 +79,8 @@ export class Host {
       connect: this.connect,
       onNotification: (server, scope, n) => this.fromUpstream(server, scope, n),
       onServerRequest: async (server, scope, r) => this.serverRequest(server, scope, r),
+      onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
+      held: (server, key) => this.resources.held(server, key),
       onEvent: (e) => {
         this.log.info(
           { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
@@ -128,7 +139,8 @@ export class Host {
     const era = callerEra(params);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
     const target = unprefixRequest(req.method, params);
-    if (target) return this.forward({ lane, era, method: req.method, ...(signal ? { signal } : {}) }, target.prefix, target.params);
+    const holder = callerHolder(params);
+    if (target) return this.forward({ lane, era, holder, method: req.method, ...(signal ? { signal } : {}) }, target.prefix, target.params);
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
   }
 
@@ -234,7 +246,7 @@ export class Host {
   }
 
   private async forward(
-    { lane, era, method, signal }: { lane: string; era: LinkEra; method: string; signal?: AbortSignal },
+    { lane, era, holder, method, signal }: { lane: string; era: LinkEra; holder: string; method: string; signal?: AbortSignal },
     prefix: string | undefined,
     params: Params,
   ): Promise<Params> {
@@ -254,6 +266,11 @@ export class Host {
     const why = this.unavailable(slot.config.name);
     if (why) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${why}` });
     slot.attach(lane, era);
+    if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
+      const on = method === 'resources/subscribe';
+      await this.resources.change(slot.config.name, slot.keyFor(lane, era), conn, String(params.uri ?? ''), { lane, holder }, on);
+      return {};
+    }
     const meta = params._meta as Params | undefined;
     const tracked = this.progress.track(lane, meta?.progressToken);
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
@@ -310,6 +327,14 @@ export class Host {
       this.out.notify('lanegate/notify', { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
     } else if (route.kind === 'hazard' && slot) {
       this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
+    } else if (route.kind === 'resource_updated' && slot) {
+      const uri = String(n.params?.uri ?? '');
+      const byLane = new Map<string, string[]>();
+      for (const h of this.resources.holders(server, scope.key, uri)) {
+        if (scope.lanes === 'all' || scope.lanes.includes(h.lane)) byLane.set(h.lane, [...(byLane.get(h.lane) ?? []), h.holder]);
+      }
+      const params = { ...(n.params ?? {}), uri: prefixUri(slot.config.prefix, uri) };
+      for (const [lane, holders] of byLane) this.out.notify('lanegate/lane-event', { lane, holders, method: n.method, params });
     } else if (route.kind === 'list_changed') {
       this.refused.delete(server);
       const lanes = scope.lanes;

@@ -21,6 +21,8 @@ export interface ChildScope {
   contested: boolean;
   /** The era its link speaks. */
   era: LinkEra;
+  /** The child's key within its server (lane or shared, and era). */
+  key: string;
 }
 
 export interface SlotHooks {
@@ -36,6 +38,10 @@ export interface SlotHooks {
   ) => Promise<UpstreamConn>;
   onNotification: (server: string, scope: ChildScope, n: RpcNotification) => void;
   onServerRequest: (server: string, scope: ChildScope, r: RpcRequest) => Promise<Record<string, unknown>>;
+  /** A child (re)connected: state it held upstream (resource subscriptions) is renewed here. */
+  onConnected?: (server: string, key: string, conn: UpstreamConn) => void;
+  /** Whether something holds this child open (a subscription): it is then never stopped as idle. */
+  held?: (server: string, key: string) => boolean;
   onEvent: (event: {
     server: string;
     lane?: string;
@@ -46,6 +52,7 @@ export interface SlotHooks {
 }
 
 interface Instance {
+  key: string;
   lane: string | undefined;
   era: LinkEra;
   /** Lanes that have used it (only counted for a shared child). */
@@ -96,7 +103,8 @@ export class ServerSlot {
     return this.config.upstreamEra === 'match' ? era : this.config.upstreamEra;
   }
 
-  private keyFor(lane: string, era: LinkEra): string {
+  /** The key of the child that serves this lane's requests of this era. */
+  keyFor(lane: string, era: LinkEra): string {
     return `${this.placement === 'shared' ? SHARED_KEY : lane}|${this.linkEra(era)}`;
   }
 
@@ -106,6 +114,7 @@ export class ServerSlot {
     let inst = this.instances.get(key);
     if (!inst) {
       inst = {
+        key,
         lane: this.placement === 'shared' ? undefined : lane,
         era: this.linkEra(era),
         attached: new Set(),
@@ -152,13 +161,15 @@ export class ServerSlot {
   }
 
   private scopeOf(inst: Instance): ChildScope {
-    if (inst.lane !== undefined) return { lanes: [inst.lane], sole: inst.lane, contested: false, era: inst.era };
+    const key = inst.key;
+    if (inst.lane !== undefined) return { lanes: [inst.lane], sole: inst.lane, contested: false, era: inst.era, key };
     const sole = inst.attached.size === 1 ? [...inst.attached][0] : undefined;
     return {
       lanes: 'all',
       ...(sole !== undefined ? { sole } : {}),
       contested: this.placement === 'shared' && inst.attached.size > 1,
       era: inst.era,
+      key,
     };
   }
 
@@ -189,6 +200,7 @@ export class ServerSlot {
           inst.conn = conn;
           inst.startedAt = Date.now();
           inst.surface = undefined;
+          this.hooks.onConnected?.(name, key, conn);
           const version = conn.init.serverInfo.version;
           this.hooks.onEvent({
             server: name,
@@ -246,7 +258,10 @@ export class ServerSlot {
   private touch(key: string, inst: Instance): void {
     if (inst.lane === undefined) return;
     if (inst.idleTimer) clearTimeout(inst.idleTimer);
-    inst.idleTimer = setTimeout(() => void this.stopInstance(key), this.config.idleMs);
+    inst.idleTimer = setTimeout(() => {
+      if (this.hooks.held?.(this.config.name, key)) this.touch(key, inst);
+      else void this.stopInstance(key);
+    }, this.config.idleMs);
     inst.idleTimer.unref();
   }
 

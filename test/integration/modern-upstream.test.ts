@@ -179,6 +179,48 @@ lanes:
     assert.equal(note?.method, 'notifications/tools/list_changed');
   });
 
+  it("a resource update from the modern link reaches the lane's listen stream that holds the URI", async () => {
+    const t = await gw.token('a');
+    assert.match(
+      textOf((await modernPost(gw.url, t, 30, 'tools/call', { name: 'conf_test_simple_text', arguments: {} })).json?.result),
+      /./,
+    );
+    const stop = new AbortController();
+    const uri = 'conf+test://watched-resource';
+    const listen = await fetch(gw.url, {
+      signal: stop.signal,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${t}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 31,
+        method: 'subscriptions/listen',
+        params: { notifications: { resourceSubscriptions: [uri] }, _meta: modernMeta },
+      }),
+    });
+    const next = sseMessages(listen);
+    const ack = await next();
+    assert.deepEqual((ack.params as { notifications: unknown }).notifications, { resourceSubscriptions: [uri] });
+    // The upstream's own listen is opened asynchronously: trigger until the update arrives (bounded).
+    let note: Record<string, unknown> | undefined;
+    const waiting = next().then((m) => {
+      note = m;
+    });
+    for (let i = 0; i < 20 && !note; i += 1) {
+      await modernPost(gw.url, t, 40 + i, 'tools/call', { name: 'conf_test_trigger_resource_update', arguments: {} });
+      await Promise.race([waiting, new Promise((r) => setTimeout(r, 250))]);
+    }
+    stop.abort();
+    assert.equal(note?.method, 'notifications/resources/updated');
+    assert.equal((note?.params as { uri?: string } | undefined)?.uri, uri);
+  });
+
   it('inputResponses without a requestState make a fresh call (passed to the upstream) instead of an error', async () => {
     const t = await gw.token('a');
     const r = await modernPost(gw.url, t, 20, 'tools/call', {

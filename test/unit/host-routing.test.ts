@@ -4,12 +4,13 @@ import { routeNotification, routeServerRequest } from '../../src/host/frame-rout
 import { ProgressTokens } from '../../src/host/progress-tokens.js';
 import type { ChildScope } from '../../src/host/slot.js';
 import { upstreamParams } from '../../src/host/upstream-params.js';
+import { ResourceSubs } from '../../src/host/resource-subs.js';
 import { CALLER_IDENTITY_EXT, CALLER_META } from '../../src/host/config.js';
 
-const dedicated: ChildScope = { lanes: ['a'], sole: 'a', contested: false, era: 'legacy' };
-const sharedOne: ChildScope = { lanes: 'all', sole: 'a', contested: false, era: 'legacy' };
-const sharedNone: ChildScope = { lanes: 'all', contested: false, era: 'legacy' };
-const contested: ChildScope = { lanes: 'all', contested: true, era: 'legacy' };
+const dedicated: ChildScope = { lanes: ['a'], sole: 'a', contested: false, era: 'legacy', key: 'a|legacy' };
+const sharedOne: ChildScope = { lanes: 'all', sole: 'a', contested: false, era: 'legacy', key: '*|legacy' };
+const sharedNone: ChildScope = { lanes: 'all', contested: false, era: 'legacy', key: '*|legacy' };
+const contested: ChildScope = { lanes: 'all', contested: true, era: 'legacy', key: '*|legacy' };
 
 describe('routing of frames a child sends (pure)', () => {
   it('a server request is relayed only from a child serving one lane; on a contested child it is a hazard', () => {
@@ -34,7 +35,8 @@ describe('routing of frames a child sends (pure)', () => {
       'a shared child may gain a lane any time',
     );
     assert.deepEqual(routeNotification(contested, 'notifications/tools/list_changed', false), { kind: 'list_changed' });
-    assert.deepEqual(routeNotification(dedicated, 'notifications/resources/updated', false), { kind: 'drop' });
+    assert.deepEqual(routeNotification(contested, 'notifications/resources/updated', false), { kind: 'resource_updated' });
+    assert.deepEqual(routeNotification(dedicated, 'notifications/cancelled', false), { kind: 'drop' });
   });
 });
 
@@ -77,5 +79,26 @@ describe('params sent upstream', () => {
   it('a child that advertises the caller-identity extension learns the lane, nothing more', () => {
     const aware = { ...legacy, init: { ...legacy.init, capabilities: { experimental: { [CALLER_IDENTITY_EXT]: {} } } } };
     assert.deepEqual((upstreamParams(aware, 'a', sent)._meta as Record<string, unknown>)[CALLER_META], { lane: 'a' });
+  });
+});
+
+describe('resource subscriptions per child', () => {
+  it('the upstream hears only the first subscribe and the last unsubscribe; updates go to holders of that child only', () => {
+    const r = new ResourceSubs();
+    const a1 = { lane: 'a', holder: 's1' };
+    const a2 = { lane: 'a', holder: 's2' };
+    const b1 = { lane: 'b', holder: 's3' };
+    assert.equal(r.add('*|legacy', 'x://1', a1), true, 'first: subscribe upstream');
+    assert.equal(r.add('*|legacy', 'x://1', b1), false);
+    assert.equal(r.add('*|legacy', 'x://1', a1), false, 'the same holder twice is one holder');
+    assert.equal(r.add('b|legacy', 'x://1', a2), true, "another child's first");
+    assert.deepEqual(r.holders('*|legacy', 'x://1'), [a1, b1]);
+    assert.deepEqual(r.holders('*|legacy', 'x://2'), []);
+    assert.equal(r.remove('*|legacy', 'x://1', a2), false, 'not a holder there: nothing to do');
+    assert.equal(r.remove('*|legacy', 'x://1', a1), false, 'b still holds it');
+    assert.equal(r.held('*|legacy'), true);
+    assert.equal(r.remove('*|legacy', 'x://1', b1), true, 'last: unsubscribe upstream');
+    assert.equal(r.held('*|legacy'), false);
+    assert.deepEqual(r.uris('b|legacy'), ['x://1']);
   });
 });

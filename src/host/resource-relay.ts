@@ -1,0 +1,59 @@
+import type { UpstreamConn } from '../upstream/conn.js';
+import { type Holder, ResourceSubs } from './resource-subs.js';
+
+/**
+ * Resource subscriptions of lanes, carried to upstream children. A handshake-era child is sent
+ * resources/subscribe and resources/unsubscribe; a 2026-07-28 child (which has no such methods)
+ * gets a `subscriptions/listen` per URI, cancelled when its last holder lets go. Subscriptions are
+ * renewed when a child restarts.
+ */
+export class ResourceRelay {
+  private readonly subs = new ResourceSubs();
+  private readonly listens = new Map<string, AbortController>();
+
+  constructor(private readonly timeoutMs: (server: string) => number) {}
+
+  private upstream(server: string, child: string, conn: UpstreamConn, uri: string): Promise<unknown> {
+    if (!conn.modern) return conn.request('resources/subscribe', { uri }, this.timeoutMs(server));
+    const ac = new AbortController();
+    this.listens.get(`${child}\u0000${uri}`)?.abort();
+    this.listens.set(`${child}\u0000${uri}`, ac);
+    // Its answer comes only when the server ends it; updates arrive as notifications meanwhile.
+    void conn.request('subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } }, 0, ac.signal).catch(() => undefined);
+    return Promise.resolve();
+  }
+
+  /** A holder subscribes (on) or unsubscribes (off); the upstream hears only the first and last. */
+  async change(server: string, childKey: string, conn: UpstreamConn, uri: string, h: Holder, on: boolean): Promise<void> {
+    const child = `${server}\u0000${childKey}`;
+    if (on) {
+      if (!this.subs.add(child, uri, h)) return;
+      try {
+        await this.upstream(server, child, conn, uri);
+      } catch (e) {
+        this.subs.remove(child, uri, h);
+        throw e;
+      }
+      return;
+    }
+    if (!this.subs.remove(child, uri, h)) return;
+    const listen = this.listens.get(`${child}\u0000${uri}`);
+    this.listens.delete(`${child}\u0000${uri}`);
+    if (conn.modern) listen?.abort();
+    else await conn.request('resources/unsubscribe', { uri }, this.timeoutMs(server)).catch(() => undefined);
+  }
+
+  /** A child (re)connected: its subscriptions are made again on the new connection. */
+  renew(server: string, childKey: string, conn: UpstreamConn): Promise<unknown[]> {
+    const child = `${server}\u0000${childKey}`;
+    return Promise.all(this.subs.uris(child).map((uri) => this.upstream(server, child, conn, uri).catch(() => undefined)));
+  }
+
+  holders(server: string, childKey: string, uri: string): Holder[] {
+    return this.subs.holders(`${server}\u0000${childKey}`, uri);
+  }
+
+  held(server: string, childKey: string): boolean {
+    return this.subs.held(`${server}\u0000${childKey}`);
+  }
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { legacySession, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
+import { sleep } from '../helpers/procs.js';
+import { sseMessages } from '../helpers/sse.js';
+
+const POLICY = `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  watch:
+    prefix: watch
+    domain: public
+    stdio: { command: node, args: ["${FIXTURE}", "--name", "watch", "--watch"] }
+    probe: [{ tool: echo, args: { text: "{{canary}}" } }]
+lanes:
+  a: { servers: [watch] }
+  b: { servers: [watch] }
+`;
+
+const URI = 'watch+fixture://info';
+
+describe('resource updates reach exactly the holders that subscribed, on a shared child', () => {
+  let gw: RunningGateway;
+  let ta: string;
+  let tb: string;
+  const api = async (p: string, method = 'GET') =>
+    (await fetch(gw.url.replace(/\/mcp$/, p), { method, headers: { authorization: `Bearer ${gw.operatorToken}` } })).json();
+  /** What the upstream itself has subscribed, as its `touch` tool reports it (and an update if it is). */
+  const touch = async (token: string): Promise<string[]> =>
+    JSON.parse(
+      textOf(
+        (await modernPost(gw.url, token, 99, 'tools/call', { name: 'watch_touch', arguments: { uri: 'fixture://info' } })).json?.result,
+      ),
+    );
+  const rpc = (h: Record<string, string>, id: number, method: string, params: Record<string, unknown>) =>
+    fetch(gw.url, {
+      method: 'POST',
+      headers: { ...h, accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
+    });
+  /** A session's GET stream: the next message, or undefined if none comes within `ms`. */
+  const getStream = async (h: Record<string, string>) => {
+    const stop = new AbortController();
+    const res = await fetch(gw.url, { method: 'GET', headers: { ...h, accept: 'text/event-stream' }, signal: stop.signal });
+    assert.equal(res.status, 200);
+    const read = sseMessages(res);
+    // One reader fills a queue, so a wait that times out never loses a message that comes later.
+    const queue: Record<string, unknown>[] = [];
+    let wake: () => void = () => undefined;
+    void (async () => {
+      for (;;) {
+        const m = await read().catch(() => undefined);
+        if (!m) return;
+        queue.push(m);
+        wake();
+      }
+    })();
+    return {
+      next: async (ms: number): Promise<Record<string, unknown> | undefined> => {
+        if (queue.length === 0) await Promise.race([new Promise<void>((r) => (wake = r)), sleep(ms)]);
+        return queue.shift();
+      },
+      close: () => stop.abort(),
+    };
+  };
+
+  before(async () => {
+    // Earn shared placement first: measure (pre-flight + demonstration), then start again.
+    const first = await startGateway(POLICY);
+    const started = (await (
+      await fetch(first.url.replace(/\/mcp$/, '/api/measure'), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${first.operatorToken}` },
+      })
+    ).json()) as { total: number };
+    assert.equal(started.total, 1);
+    for (let i = 0; i < 200; i += 1) {
+      const p = (await (
+        await fetch(first.url.replace(/\/mcp$/, '/api/measure'), { headers: { authorization: `Bearer ${first.operatorToken}` } })
+      ).json()) as { running: boolean };
+      if (!p.running) break;
+      await sleep(100);
+    }
+    const dir = first.dir;
+    await first.stop();
+    gw = await startGateway(readFileSync(path.join(dir, 'policy.yaml'), 'utf8'), { dir });
+    ta = await gw.token('a');
+    tb = await gw.token('b');
+  });
+  after(async () => gw.stop());
+
+  it('only the subscribed session hears the update; the upstream is unsubscribed when its last holder lets go', async () => {
+    const a1 = await legacySession(gw.url, ta);
+    const a2 = await legacySession(gw.url, ta);
+    const b1 = await legacySession(gw.url, tb);
+    const [sa1, sa2, sb1] = [await getStream(a1), await getStream(a2), await getStream(b1)];
+    try {
+      const sub = await rpc(a1, 2, 'resources/subscribe', { uri: URI });
+      assert.equal(sub.status, 200, await sub.text());
+      assert.deepEqual(await touch(tb), ['fixture://info'], 'subscribed upstream');
+      const got = await sa1.next(3000);
+      assert.equal(got?.method, 'notifications/resources/updated');
+      assert.deepEqual(got?.params, { uri: URI }, 'in the name the lane knows it by');
+      assert.equal(await sa2.next(500), undefined, 'another session of the same lane did not subscribe');
+      assert.equal(await sb1.next(100), undefined, 'another lane on the same child hears nothing');
+
+      const procs = (await api('/api/processes')) as { hosts: Record<string, { children: { server: string; lane?: string }[] }> };
+      const children = Object.values(procs.hosts).flatMap((h) => h.children.filter((c) => c.server === 'watch'));
+      assert.equal(children.length, 1, 'one shared child serves both lanes');
+      assert.equal(children[0]?.lane, undefined);
+
+      assert.equal((await rpc(b1, 3, 'resources/subscribe', { uri: URI })).status, 200);
+      assert.equal((await rpc(a1, 4, 'resources/unsubscribe', { uri: URI })).status, 200);
+      assert.deepEqual(await touch(ta), ['fixture://info'], 'lane b still holds it');
+      assert.equal((await sb1.next(3000))?.method, 'notifications/resources/updated');
+      assert.equal(await sa1.next(500), undefined, 'a1 let go');
+      assert.equal((await rpc(b1, 5, 'resources/unsubscribe', { uri: URI })).status, 200);
+      assert.deepEqual(await touch(ta), [], 'the last holder let go: unsubscribed upstream');
+    } finally {
+      for (const s of [sa1, sa2, sb1]) s.close();
+    }
+  });
+
+  it('a lane cannot subscribe to a resource outside its catalog', async () => {
+    const a1 = await legacySession(gw.url, ta);
+    const r = await rpc(a1, 2, 'resources/subscribe', { uri: 'other+fixture://info' });
+    assert.equal(r.status, 403);
+  });
+
+  it('a 2026-07-28 listen stream holds its resourceSubscriptions (catalog URIs only) and releases them when it ends', async () => {
+    const stop = new AbortController();
+    const res = await fetch(gw.url, {
+      signal: stop.signal,
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${ta}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'sub-1',
+        method: 'subscriptions/listen',
+        params: { notifications: { resourceSubscriptions: [URI, 'other+x://y'] }, _meta: modernMeta },
+      }),
+    });
+    const next = sseMessages(res);
+    const ack = await next();
+    assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+    assert.deepEqual((ack.params as { notifications: unknown }).notifications, { resourceSubscriptions: [URI] });
+    assert.deepEqual(await touch(tb), ['fixture://info']);
+    const upd = await next();
+    assert.equal(upd.method, 'notifications/resources/updated');
+    assert.equal((upd.params as { uri: string }).uri, URI);
+    assert.equal((upd.params as { _meta: Record<string, unknown> })._meta['io.modelcontextprotocol/subscriptionId'], 'sub-1');
+    stop.abort();
+    let left: string[] = ['fixture://info'];
+    for (let i = 0; i < 50 && left.length > 0; i += 1) {
+      await sleep(100);
+      left = await touch(tb);
+    }
+    assert.deepEqual(left, [], 'released upstream when the stream ended');
+  });
+
+  it('a child that crashes and restarts is subscribed again for the holders it had', async () => {
+    const a1 = await legacySession(gw.url, ta);
+    const sa1 = await getStream(a1);
+    try {
+      assert.equal((await rpc(a1, 2, 'resources/subscribe', { uri: URI })).status, 200);
+      await modernPost(gw.url, tb, 3, 'tools/call', { name: 'watch_crash', arguments: {} });
+      let now: string[] = [];
+      for (let i = 0; i < 100 && now.length === 0; i += 1) {
+        await sleep(100);
+        // While the child restarts, the call answers with an error naming it: try again.
+        const r = await modernPost(gw.url, tb, 4, 'tools/call', { name: 'watch_touch', arguments: { uri: 'fixture://info' } });
+        const out = r.json?.result ? textOf(r.json.result) : '';
+        if (out.startsWith('[')) now = JSON.parse(out) as string[];
+      }
+      assert.deepEqual(now, ['fixture://info'], 'the new child was subscribed again');
+      let got: Record<string, unknown> | undefined;
+      for (let i = 0; i < 20 && got?.method !== 'notifications/resources/updated'; i += 1) got = await sa1.next(500);
+      assert.equal(got?.method, 'notifications/resources/updated');
+      assert.equal((await rpc(a1, 5, 'resources/unsubscribe', { uri: URI })).status, 200);
+    } finally {
+      sa1.close();
+    }
+  });
+
+  it('a session that ends lets go of its subscriptions', async () => {
+    const a1 = await legacySession(gw.url, ta);
+    assert.equal((await rpc(a1, 2, 'resources/subscribe', { uri: URI })).status, 200);
+    assert.deepEqual(await touch(ta), ['fixture://info']);
+    const del = await fetch(gw.url, { method: 'DELETE', headers: a1 });
+    assert.equal(del.status, 200);
+    let left: string[] = ['fixture://info'];
+    for (let i = 0; i < 50 && left.length > 0; i += 1) {
+      await sleep(100);
+      left = await touch(ta);
+    }
+    assert.deepEqual(left, []);
+  });
+});
