@@ -76,3 +76,24 @@ export const legacySession = async (
   });
   return { ...headers, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' };
 };
+
+/** Opens a 2026-07-28 `subscriptions/listen` stream for the lane; abort `signal` to end it. */
+export const listenRequest = (
+  url: string,
+  token: string,
+  id: string | number,
+  notifications: Record<string, unknown>,
+  signal?: AbortSignal,
+): Promise<Response> =>
+  fetch(url, {
+    ...(signal ? { signal } : {}),
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'subscriptions/listen',
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', id, method: 'subscriptions/listen', params: { notifications, _meta: modernMeta } }),
+  });

@@ -3,25 +3,23 @@ import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sseMessages } from '../helpers/sse.js';
 import { policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { legacySession, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
+import { legacySession, listenRequest, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 
 const FIXTURE_SDK = path.join(ROOT, 'test/fixtures/servers/conformance-fixture.mjs');
+
+/** The SDK v2 fixture (it serves both eras over stdio) behind lanegate, spoken to in `era`. */
+const confPolicy = (era: 'modern' | 'match', lanes: string[]): string => `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  conf: { prefix: conf, domain: public, upstreamEra: ${era}, stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"] } }
+lanes:
+${lanes.map((l) => `  ${l}: { servers: [conf] }`).join('\n')}
+`;
 
 describe('an upstream spoken to in 2026-07-28 (upstreamEra: modern)', () => {
   let gw: RunningGateway;
   before(async () => {
-    gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  conf:
-    prefix: conf
-    domain: public
-    upstreamEra: modern
-    stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"] }
-lanes:
-  modern: { servers: [conf] }
-  legacy: { servers: [conf] }
-`);
+    gw = await startGateway(confPolicy('modern', ['modern', 'legacy']));
   });
   after(async () => gw.stop());
 
@@ -78,17 +76,7 @@ lanes:
 describe('upstreamEra: match — each lane request reaches the upstream over a link of its own era', () => {
   let gw: RunningGateway;
   before(async () => {
-    gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  conf:
-    prefix: conf
-    domain: public
-    upstreamEra: match
-    stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"] }
-lanes:
-  a: { servers: [conf] }
-`);
+    gw = await startGateway(confPolicy('match', ['a']));
   });
   after(async () => gw.stop());
 
@@ -153,23 +141,7 @@ lanes:
       /./,
     );
     const stop = new AbortController();
-    const listen = await fetch(gw.url, {
-      signal: stop.signal,
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${t}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 10,
-        method: 'subscriptions/listen',
-        params: { notifications: { toolsListChanged: true }, _meta: modernMeta },
-      }),
-    });
+    const listen = await listenRequest(gw.url, t, 10, { toolsListChanged: true }, stop.signal);
     const next = sseMessages(listen);
     assert.equal((await next()).method, 'notifications/subscriptions/acknowledged');
     const fired = await modernPost(gw.url, t, 11, 'tools/call', { name: 'conf_test_trigger_tool_change', arguments: {} });
@@ -187,23 +159,7 @@ lanes:
     );
     const stop = new AbortController();
     const uri = 'conf+test://watched-resource';
-    const listen = await fetch(gw.url, {
-      signal: stop.signal,
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${t}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 31,
-        method: 'subscriptions/listen',
-        params: { notifications: { resourceSubscriptions: [uri] }, _meta: modernMeta },
-      }),
-    });
+    const listen = await listenRequest(gw.url, t, 31, { resourceSubscriptions: [uri] }, stop.signal);
     const next = sseMessages(listen);
     const ack = await next();
     assert.deepEqual((ack.params as { notifications: unknown }).notifications, { resourceSubscriptions: [uri] });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { modernMeta, modernPost, textOf } from '../helpers/mcp.js';
+import { listenRequest, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 import { sleep } from '../helpers/procs.js';
 
 const POLICY = `${policyHead()}
@@ -120,23 +120,7 @@ describe('list_changed reaches exactly the lanes whose catalog changed, in both 
   it('modern subscriptions/listen and legacy GET streams of lane a see it; lane b sees nothing', async () => {
     const ta = await gw.token('a');
     const tb = await gw.token('b');
-    const listen = (t: string) =>
-      fetch(gw.url, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${t}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'subscriptions/listen',
-        },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 'sub-1',
-          method: 'subscriptions/listen',
-          params: { notifications: { toolsListChanged: true }, _meta: modernMeta },
-        }),
-      });
+    const listen = (t: string) => listenRequest(gw.url, t, 'sub-1', { toolsListChanged: true });
     const legacyGet = async (t: string) => {
       const init = await fetch(gw.url, {
         method: 'POST',

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { legacySession, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
+import { legacySession, listenRequest, modernPost, textOf } from '../helpers/mcp.js';
 import { sleep } from '../helpers/procs.js';
 import { sseMessages } from '../helpers/sse.js';
 
@@ -132,23 +132,7 @@ describe('resource updates reach exactly the holders that subscribed, on a share
 
   it('a 2026-07-28 listen stream holds its resourceSubscriptions (catalog URIs only) and releases them when it ends', async () => {
     const stop = new AbortController();
-    const res = await fetch(gw.url, {
-      signal: stop.signal,
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${ta}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 'sub-1',
-        method: 'subscriptions/listen',
-        params: { notifications: { resourceSubscriptions: [URI, 'other+x://y'] }, _meta: modernMeta },
-      }),
-    });
+    const res = await listenRequest(gw.url, ta, 'sub-1', { resourceSubscriptions: [URI, 'other+x://y'] }, stop.signal);
     const next = sseMessages(res);
     const ack = await next();
     assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
