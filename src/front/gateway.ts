@@ -239,6 +239,8 @@ export class Gateway {
     await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
     // A budgeted pass measures what has never been measured; it changes placements at the next host start.
     setTimeout(() => void this.evaluator.budgeted(), 200).unref();
+    // Sessions abandoned without DELETE end after their idle limit and let go of what they hold.
+    setInterval(() => this.sessions.sweep(), 60_000).unref();
     return this.url();
   }
 

@@ -16,7 +16,7 @@ export interface Session {
   resources: Set<string>;
 }
 
-const IDLE_MS = 60 * 60 * 1000;
+export const IDLE_MS = 60 * 60 * 1000;
 const MAX_PER_LANE = 256;
 
 /**
@@ -148,6 +148,21 @@ export class Sessions {
 
   lanesConnected(): Set<string> {
     return new Set([...this.byId.values()].map((s) => s.lane));
+  }
+
+  /**
+   * Ends sessions idle longer than the limit with no GET stream open (a client that went away
+   * without DELETE), so what they hold (resource subscriptions) is let go. Returns how many.
+   */
+  sweep(now = Date.now()): number {
+    let n = 0;
+    for (const s of [...this.byId.values()]) {
+      if (s.streams.size === 0 && now - s.lastSeen > IDLE_MS) {
+        this.end(s.id);
+        n += 1;
+      }
+    }
+    return n;
   }
 
   closeAll(): void {

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { IDLE_MS, type Session, Sessions } from '../../src/front/sessions.js';
+
+describe('handshake-era sessions', () => {
+  it("a session is its lane's only: another lane's token sees no such session", () => {
+    const s = new Sessions();
+    const a = s.create('a', '2025-06-18');
+    assert.equal(s.get(a.id, 'a')?.id, a.id);
+    assert.equal(s.get(a.id, 'b'), undefined);
+  });
+
+  it('an abandoned session ends after its idle limit and lets go of what it holds; one with a GET stream open stays', () => {
+    const s = new Sessions();
+    const ended: Session[] = [];
+    s.onEnd = (x) => ended.push(x);
+    const gone = s.create('a', '2025-06-18');
+    gone.resources.add('watch+fixture://info');
+    const live = s.create('a', '2025-06-18');
+    live.streams.add({ send: () => undefined, close: () => undefined });
+    const fresh = s.create('b', '2025-06-18');
+    assert.equal(s.sweep(Date.now() + IDLE_MS / 2), 0, 'nothing is idle yet');
+    fresh.lastSeen = Date.now() + IDLE_MS;
+    assert.equal(s.sweep(Date.now() + IDLE_MS + 1), 1);
+    assert.deepEqual(
+      ended.map((x) => [x.id, [...x.resources]]),
+      [[gone.id, ['watch+fixture://info']]],
+    );
+    assert.equal(s.get(gone.id, 'a'), undefined);
+    assert.ok(s.get(live.id, 'a'));
+  });
+
+  it('a resource update reaches only the sessions of the lane that hold that URI', () => {
+    const s = new Sessions();
+    const got: string[] = [];
+    const sink = (name: string) => ({ send: () => got.push(name), close: () => undefined });
+    const a1 = s.create('a', '2025-06-18');
+    const a2 = s.create('a', '2025-06-18');
+    const b1 = s.create('b', '2025-06-18');
+    a1.streams.add(sink('a1'));
+    a2.streams.add(sink('a2'));
+    b1.streams.add(sink('b1'));
+    s.trackResource('a', a1.id, 'x+u://1', true);
+    s.trackResource('b', a2.id, 'x+u://1', true); // another lane cannot mark a session that is not its own
+    const msg = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'x+u://1' } };
+    s.deliverToHolders('a', [a1.id, a2.id, b1.id], msg);
+    s.deliverToHolders('b', [a1.id], msg);
+    assert.deepEqual(got, ['a1']);
+  });
+});
