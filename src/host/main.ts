@@ -36,7 +36,7 @@ export const runHost = async (): Promise<void> => {
   let peer: LinePeer | undefined;
   const host = new Host(
     cfg,
-    (server, lane, ev, era) =>
+    (server, lane, ev, era, fallback) =>
       server.transport.kind === 'stdio'
         ? launchStdio(
             stdioLaunchFor(server, lane, ambient, secrets, cfg.stateDir),
@@ -44,7 +44,7 @@ export const runHost = async (): Promise<void> => {
               ...ev,
               onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
             },
-            { era },
+            { era, fallback },
           )
         : connectHttp(server, lane, secrets, ev),
     {
@@ -65,8 +65,12 @@ export const runHost = async (): Promise<void> => {
           },
           onExit: () => undefined,
         },
-        // Measurement speaks the era of the server's default link (the handshake era for `match`).
-        { era: server.upstreamEra === 'modern' ? 'modern' : 'legacy', ...(clientInfo ? { clientInfo } : {}) },
+        // Measurement speaks the handshake era unless the upstream speaks only 2026-07-28.
+        {
+          era: server.upstreamEra === 'modern' ? 'modern' : 'legacy',
+          fallback: server.upstreamEra === 'auto',
+          ...(clientInfo ? { clientInfo } : {}),
+        },
       );
     },
   );

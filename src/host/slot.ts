@@ -35,6 +35,8 @@ export interface SlotHooks {
       onExit: (detail: string) => void;
     },
     era: LinkEra,
+    /** `upstreamEra: auto`: if the upstream refuses `era`, speak the other one. */
+    fallback: boolean,
   ) => Promise<UpstreamConn>;
   onNotification: (server: string, scope: ChildScope, n: RpcNotification) => void;
   onServerRequest: (server: string, scope: ChildScope, r: RpcRequest) => Promise<Record<string, unknown>>;
@@ -79,6 +81,8 @@ interface Instance {
 export class ServerSlot {
   private readonly instances = new Map<string, Instance>();
   private closed = false;
+  /** `auto`: eras this upstream has shown it does not speak. */
+  private readonly unspoken = new Set<LinkEra>();
 
   constructor(
     readonly config: ServerConfig,
@@ -100,7 +104,25 @@ export class ServerSlot {
 
   /** The link era a lane request of `era` uses with this server. */
   linkEra(era: LinkEra): LinkEra {
-    return this.config.upstreamEra === 'match' ? era : this.config.upstreamEra;
+    const e = this.config.upstreamEra;
+    if (e === 'legacy' || e === 'modern') return e;
+    if (e === 'match' || !this.unspoken.has(era)) return era;
+    return era === 'modern' ? 'legacy' : 'modern';
+  }
+
+  /**
+   * `auto`: the upstream answered in the other era. The child becomes the one for that era, or,
+   * if that one exists already, is stopped in its favour. Returns false in the second case.
+   */
+  private adopt(inst: Instance, spoken: LinkEra): boolean {
+    this.unspoken.add(inst.era);
+    const target = `${inst.key.slice(0, inst.key.lastIndexOf('|'))}|${spoken}`;
+    if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
+    if (this.instances.has(target)) return false;
+    inst.key = target;
+    inst.era = spoken;
+    this.instances.set(target, inst);
+    return true;
   }
 
   /** The key of the child that serves this lane's requests of this era. */
@@ -125,7 +147,7 @@ export class ServerSlot {
       };
       this.instances.set(key, inst);
     }
-    this.touch(key, inst);
+    this.touch(inst);
     if (inst.conn) return inst.conn;
     if (inst.starting) return inst.starting;
     const now = Date.now();
@@ -135,7 +157,7 @@ export class ServerSlot {
         `upstream "${this.config.name}" ${inst.lastError ?? 'failed'}; restarting in ${Math.ceil((inst.retryAt - now) / 100) / 10}s (crash ${inst.crashes})`,
       );
     }
-    return this.start(key, inst);
+    return this.start(inst);
   }
 
   /** The vetted surface of the child serving this lane, fetching it once through `load`. */
@@ -173,7 +195,7 @@ export class ServerSlot {
     };
   }
 
-  private start(key: string, inst: Instance): Promise<UpstreamConn> {
+  private start(inst: Instance): Promise<UpstreamConn> {
     const lane = inst.lane;
     const name = this.config.name;
     const p = this.hooks
@@ -186,9 +208,10 @@ export class ServerSlot {
             this.hooks.onNotification(name, this.scopeOf(inst), n);
           },
           onServerRequest: (r) => this.hooks.onServerRequest(name, this.scopeOf(inst), r),
-          onExit: (detail) => this.onExit(key, inst, detail),
+          onExit: (detail) => this.onExit(inst, detail),
         },
         inst.era,
+        this.config.upstreamEra === 'auto',
       )
       .then(
         (conn) => {
@@ -197,10 +220,16 @@ export class ServerSlot {
             void conn.stop();
             throw new LanegateError('upstream_unavailable', `upstream "${name}" stopped`);
           }
+          const spoken: LinkEra = conn.modern ? 'modern' : 'legacy';
+          if (spoken !== inst.era && !this.adopt(inst, spoken)) {
+            inst.stopping = true;
+            void conn.stop();
+            return this.conn(lane ?? '', spoken);
+          }
           inst.conn = conn;
           inst.startedAt = Date.now();
           inst.surface = undefined;
-          this.hooks.onConnected?.(name, key, conn);
+          this.hooks.onConnected?.(name, inst.key, conn);
           const version = conn.init.serverInfo.version;
           this.hooks.onEvent({
             server: name,
@@ -213,6 +242,11 @@ export class ServerSlot {
         },
         (e: unknown) => {
           inst.starting = undefined;
+          if (this.config.upstreamEra === 'auto' && inst.era === 'modern') {
+            // It hung up on, or never answered, a 2026-07-28 opening: speak the handshake era next time.
+            this.unspoken.add('modern');
+            if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
+          }
           const detail = e instanceof LanegateError ? e.detail : 'failed to start';
           this.noteFailure(inst, `failed to start (${detail})`);
           this.hooks.onEvent({ server: name, ...(lane ? { lane } : {}), kind: 'start_failed', detail });
@@ -230,14 +264,14 @@ export class ServerSlot {
     inst.retryAt = Date.now() + backoffDelay(inst.crashes);
   }
 
-  private onExit(key: string, inst: Instance, detail: string): void {
+  private onExit(inst: Instance, detail: string): void {
     const wasStopping = inst.stopping || this.closed;
     inst.conn = undefined;
     inst.surface = undefined;
     if (inst.idleTimer) clearTimeout(inst.idleTimer);
     const lane = inst.lane;
     if (wasStopping) {
-      this.instances.delete(key);
+      if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
       this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'stopped' });
       return;
     }
@@ -248,19 +282,19 @@ export class ServerSlot {
     inst.restartTimer = setTimeout(
       () => {
         if (this.closed || inst.conn || inst.starting) return;
-        this.start(key, inst).catch(() => undefined);
+        this.start(inst).catch(() => undefined);
       },
       Math.max(0, inst.retryAt - Date.now()),
     );
     inst.restartTimer.unref();
   }
 
-  private touch(key: string, inst: Instance): void {
+  private touch(inst: Instance): void {
     if (inst.lane === undefined) return;
     if (inst.idleTimer) clearTimeout(inst.idleTimer);
     inst.idleTimer = setTimeout(() => {
-      if (this.hooks.held?.(this.config.name, key)) this.touch(key, inst);
-      else void this.stopInstance(key);
+      if (this.hooks.held?.(this.config.name, inst.key)) this.touch(inst);
+      else void this.stopInstance(inst.key);
     }, this.config.idleMs);
     inst.idleTimer.unref();
   }

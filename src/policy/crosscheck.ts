@@ -70,7 +70,7 @@ export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
       }
     }
     if (s.http) {
-      if (s.upstreamEra !== 'legacy')
+      if (s.upstreamEra === 'modern' || s.upstreamEra === 'match')
         problems.push({
           path: ['servers', serverName, 'upstreamEra'],
           message: 'applies to stdio upstreams only; an http upstream is spoken to in 2025-11-25',

@@ -44,7 +44,7 @@ export interface ServerConfig {
   enabled: boolean;
   share: 'auto' | 'never';
   /** The protocol era the host speaks to this upstream. */
-  upstreamEra: 'legacy' | 'modern' | 'match';
+  upstreamEra: 'auto' | 'legacy' | 'modern' | 'match';
   transport: Transport;
   /** args or env mention {lane}: every lane gets its own launch, structurally. */
   perLaneLaunch: boolean;

@@ -57,10 +57,10 @@ const server = z
     http: http.optional(),
     share: z.enum(['auto', 'never']).default('auto'),
     upstreamEra: z
-      .enum(['legacy', 'modern', 'match'])
-      .default('legacy')
+      .enum(['auto', 'legacy', 'modern', 'match'])
+      .default('auto')
       .describe(
-        'The protocol era spoken to this stdio upstream. legacy: the handshake era (2025-11-25). modern: 2026-07-28 (server/discover, per-request envelope, input_required passed through). match: each lane request goes over a link of its own era, so a dual-era upstream keeps every feature of both (one child per era in use)',
+        'The protocol era spoken to this stdio upstream. auto: the era of each lane request when the upstream speaks it, else the other one (learned from its answer to the first opening; a handshake-era-only server gets one child as with legacy). legacy: always the handshake era (2025-11-25). modern: always 2026-07-28 (server/discover, per-request envelope, input_required passed through). match: always the era of each lane request',
       ),
     probe: z.array(probeStep).optional(),
     expect: z

@@ -1,17 +1,18 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { execa, type ResultPromise } from 'execa';
 import { LanegateError } from '../errors.js';
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { LinePeer } from '../rpc/peer.js';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_INFO,
   MODERN_META,
   MODERN_REVISION,
-  UPSTREAM_PROTOCOL_VERSION,
   type UpstreamConn,
   type UpstreamEvents,
   type UpstreamInit,
 } from './conn.js';
+import { discover, initialize, listChangedFilter } from './handshake.js';
 
 export interface StdioLaunch {
   commandPath: string;
@@ -24,16 +25,6 @@ const SETPRIV = '/usr/bin/setpriv';
 const STOP_GRACE_MS = 1500;
 const KILL_AFTER_MS = 4000;
 
-/** The list changes a server advertises, as a `subscriptions/listen` filter (undefined if none). */
-const listChangedFilter = (caps: Record<string, unknown>): Record<string, true> | undefined => {
-  const on = (k: string): boolean => (caps[k] as { listChanged?: unknown } | undefined)?.listChanged === true;
-  const f: Record<string, true> = {};
-  if (on('tools')) f.toolsListChanged = true;
-  if (on('prompts')) f.promptsListChanged = true;
-  if (on('resources')) f.resourcesListChanged = true;
-  return Object.keys(f).length > 0 ? f : undefined;
-};
-
 /**
  * Launches a stdio upstream: argv array, no shell, exactly the environment given (nothing
  * inherited), a neutral working directory. On Linux the child is tied to its host with
@@ -42,7 +33,13 @@ const listChangedFilter = (caps: Record<string, unknown>): Record<string, true> 
 export const launchStdio = async (
   l: StdioLaunch,
   ev: UpstreamEvents,
-  opts: { initTimeoutMs?: number; clientInfo?: { name: string; version: string }; era?: 'legacy' | 'modern' } = {},
+  opts: {
+    initTimeoutMs?: number;
+    clientInfo?: { name: string; version: string };
+    era?: 'legacy' | 'modern';
+    /** Try the other era when the upstream refuses the first handshake (`upstreamEra: auto`). */
+    fallback?: boolean;
+  } = {},
 ): Promise<UpstreamConn> => {
   const initTimeoutMs = opts.initTimeoutMs ?? 20_000;
   let real: string;
@@ -113,7 +110,7 @@ export const launchStdio = async (
   };
 
   let init: UpstreamInit;
-  const modern = opts.era === 'modern';
+  let modern = opts.era === 'modern';
   const clientInfo = opts.clientInfo ?? CLIENT_INFO;
   // 2026-07-28: no handshake; every request carries the envelope. A caller-provided
   // clientCapabilities (the lane's own) wins over the gateway's default.
@@ -129,35 +126,18 @@ export const launchStdio = async (
       },
     };
   };
+  const handshake = (m: boolean): Promise<UpstreamInit> =>
+    m ? discover(peer, envelope, initTimeoutMs) : initialize(peer, clientInfo, initTimeoutMs);
   try {
-    if (modern) {
-      const r = await peer.request('server/discover', envelope(undefined), initTimeoutMs);
-      const versions = Array.isArray(r.supportedVersions) ? (r.supportedVersions as string[]) : [];
-      if (!versions.includes(MODERN_REVISION))
-        throw new Error(`upstream does not serve ${MODERN_REVISION} (it offers ${versions.join(', ') || 'nothing'})`);
-      const info = (r.serverInfo ?? (r._meta as Record<string, unknown> | undefined)?.[MODERN_META.serverInfo] ?? {}) as Record<
-        string,
-        unknown
-      >;
-      init = {
-        protocolVersion: MODERN_REVISION,
-        capabilities: (r.capabilities as Record<string, unknown>) ?? {},
-        serverInfo: info,
-        ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
-      };
-    } else {
-      const r = await peer.request(
-        'initialize',
-        { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo },
-        initTimeoutMs,
-      );
-      init = {
-        protocolVersion: String(r.protocolVersion ?? ''),
-        capabilities: (r.capabilities as Record<string, unknown>) ?? {},
-        serverInfo: (r.serverInfo as Record<string, unknown>) ?? {},
-        ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
-      };
-      peer.notify('notifications/initialized');
+    try {
+      init = await handshake(modern);
+    } catch (e) {
+      // `auto`: an upstream that ANSWERS the first handshake with a refusal may speak the other
+      // era; one that hung up or never answered does not get a second try.
+      const silent = peer.isClosed || (e instanceof RpcFailure && e.rpc.code === ERR.timeout);
+      if (!opts.fallback || silent) throw e;
+      modern = !modern;
+      init = await handshake(modern);
     }
     if (modern) {
       // In 2026-07-28 a server sends list changes only on a subscription: hold one open for the

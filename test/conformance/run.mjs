@@ -43,10 +43,12 @@ const FIXTURE = path.join(ROOT, 'test/fixtures/servers/conformance-fixture.mjs')
 const EXPECTED_FILE = path.join(HERE, 'expected-failures.json');
 const ERAS = { legacy: '2025-11-25', modern: '2026-07-28' };
 const PREFIX = 'conf';
-// The era lanegate's host speaks to the fixture (policy `upstreamEra`). The fixture serves both
-// eras, so the run uses `match`: each lane request reaches it over a link of the lane's own era.
+// The era lanegate's host speaks to the fixture (policy `upstreamEra`): the policy default, `auto`
+// (each lane request over a link of its own era, since the fixture speaks both).
 // CONFORMANCE_UPSTREAM_ERA=legacy|modern shows what a single-era link loses (see README.md).
-const UPSTREAM_ERA = ['legacy', 'modern'].includes(process.env.CONFORMANCE_UPSTREAM_ERA) ? process.env.CONFORMANCE_UPSTREAM_ERA : 'match';
+const UPSTREAM_ERA = ['legacy', 'modern', 'match'].includes(process.env.CONFORMANCE_UPSTREAM_ERA)
+  ? process.env.CONFORMANCE_UPSTREAM_ERA
+  : 'auto';
 
 // ---------- arguments ----------
 const argv = process.argv.slice(2);

@@ -2,16 +2,16 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sseMessages } from '../helpers/sse.js';
-import { policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { FIXTURE, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession, listenRequest, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 
 const FIXTURE_SDK = path.join(ROOT, 'test/fixtures/servers/conformance-fixture.mjs');
 
 /** The SDK v2 fixture (it serves both eras over stdio) behind lanegate, spoken to in `era`. */
-const confPolicy = (era: 'modern' | 'match', lanes: string[]): string => `${policyHead()}
+const confPolicy = (era: 'modern' | 'match' | 'auto', lanes: string[], extra = ''): string => `${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
-  conf: { prefix: conf, domain: public, upstreamEra: ${era}, stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"] } }
+  conf: { prefix: conf, domain: public, upstreamEra: ${era}, stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"${extra}] } }
 lanes:
 ${lanes.map((l) => `  ${l}: { servers: [conf] }`).join('\n')}
 `;
@@ -189,5 +189,86 @@ describe('upstreamEra: match — each lane request reaches the upstream over a l
     // The upstream (2026-07-28) received the responses and used the one it knows.
     assert.equal((r.json?.result as { resultType?: string } | undefined)?.resultType, 'complete');
     assert.equal(textOf(r.json?.result), 'Hello, Lin!');
+  });
+});
+
+describe("upstreamEra: auto (the default) — the lane's era when the upstream speaks it, else the other", () => {
+  const children = async (gw: RunningGateway, server: string) => {
+    const r = await fetch(gw.url.replace(/\/mcp$/, '/api/processes'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
+    const body = (await r.json()) as { hosts: Record<string, { children: { server: string; lane?: string; era: string }[] }> };
+    return Object.values(body.hosts)
+      .flatMap((h) => h.children)
+      .filter((c) => c.server === server)
+      .map((c) => `${c.lane ?? '*'}:${c.era}`)
+      .sort();
+  };
+  const legacyCall = async (gw: RunningGateway, token: string, name: string) => {
+    const h = await legacySession(gw.url, token);
+    const r = await fetch(gw.url, {
+      method: 'POST',
+      headers: { ...h, accept: 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: { text: 'old' } } }),
+    });
+    return textOf(((await r.json()) as { result?: unknown }).result ?? {});
+  };
+
+  it('a handshake-era-only server: one child per lane whatever era its requests come in, in either order', async () => {
+    // No upstreamEra in the policy: auto is the default.
+    const gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  p: { prefix: p, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+  q: { prefix: q, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [p, q] }
+`);
+    try {
+      const t = await gw.token('a');
+      const modernEcho = async (name: string) =>
+        textOf((await modernPost(gw.url, t, 3, 'tools/call', { name, arguments: { text: 'new' } })).json?.result);
+      // p: 2026-07-28 first — the upstream refuses server/discover and is initialized instead; that
+      // child becomes the handshake-era one, and the handshake-era request that follows uses it.
+      assert.equal(await modernEcho('p_echo'), 'new');
+      assert.equal(await legacyCall(gw, t, 'p_echo'), 'old');
+      assert.deepEqual(await children(gw, 'p'), ['a:legacy']);
+      // q: handshake era first, then 2026-07-28 — the second child it tries is stopped in favour of the first.
+      assert.equal(await legacyCall(gw, t, 'q_echo'), 'old');
+      assert.equal(await modernEcho('q_echo'), 'new');
+      assert.equal(await modernEcho('q_echo'), 'new');
+      assert.deepEqual(await children(gw, 'q'), ['a:legacy']);
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('a dual-era server: each lane request over a link of its own era', async () => {
+    const gw = await startGateway(confPolicy('auto', ['a']));
+    try {
+      const t = await gw.token('a');
+      const caps = { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+      const first = await modernPost(gw.url, t, 1, 'tools/call', {
+        name: 'conf_test_input_required_result_elicitation',
+        arguments: {},
+        _meta: caps,
+      });
+      const r = first.json?.result as { resultType?: string; inputRequests?: Record<string, unknown> } | undefined;
+      assert.deepEqual(Object.keys(r?.inputRequests ?? {}), ['user_name'], "the upstream's own key: a 2026-07-28 link");
+      assert.match(await legacyCall(gw, t, 'conf_test_simple_text'), /./);
+      assert.deepEqual(await children(gw, 'conf'), ['a:legacy', 'a:modern']);
+    } finally {
+      await gw.stop();
+    }
+  });
+
+  it('a server that speaks only 2026-07-28 serves handshake-era lanes too, over its one link', async () => {
+    const gw = await startGateway(confPolicy('auto', ['a'], ', "--modern-only"'));
+    try {
+      const t = await gw.token('a');
+      assert.match(await legacyCall(gw, t, 'conf_test_simple_text'), /simple text/i);
+      assert.equal((await modernPost(gw.url, t, 5, 'tools/call', { name: 'conf_test_simple_text', arguments: {} })).status, 200);
+      assert.deepEqual(await children(gw, 'conf'), ['a:modern']);
+    } finally {
+      await gw.stop();
+    }
   });
 });

@@ -91,7 +91,10 @@ lanes: {}
     const bad = check(`servers:
   c: { prefix: c, domain: pub, upstreamEra: newest, stdio: { command: node } }
 `);
-    assert.match(bad.problems.map((p) => `${p.path} ${p.message}`).join('\n'), /servers\.c\.upstreamEra .*"legacy"\|"modern"\|"match"/);
+    assert.match(
+      bad.problems.map((p) => `${p.path} ${p.message}`).join('\n'),
+      /servers\.c\.upstreamEra .*"auto"\|"legacy"\|"modern"\|"match"/,
+    );
   });
 
   it('the committed JSON Schema is the one generated from the zod schema', () => {
