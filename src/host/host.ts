@@ -1,36 +1,26 @@
 import type { Logger } from 'pino';
 import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';
-import { prefixUri } from '../naming/prefix.js';
 import { unprefixRequest } from '../naming/unprefix.js';
-import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
+import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
 import { formatRefusal } from '../guard/refusal.js';
 import type { UpstreamConn } from '../upstream/conn.js';
-import { CALLER_META, type HostConfig } from './config.js';
+import type { HostConfig } from './config.js';
 import { HostGuard } from './guard.js';
 import { measurePass } from './measure.js';
 import { compareInventory, describeDrift } from './inventory.js';
 import type { ServerConfig } from '../policy/model.js';
 import { type ChildScope, type LinkEra, ServerSlot, type SlotHooks } from './slot.js';
-import { routeNotification, routeServerRequest } from './frame-routing.js';
 import { ProgressTokens } from './progress-tokens.js';
 import { ResourceRelay } from './resource-relay.js';
+import { readCaller } from './caller.js';
+import { ChildFrames } from './child-frames.js';
 import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 
 type Params = Record<string, unknown>;
-
-/** Which of the lane's holders (a session, a listen stream) made the request: resource subscriptions are theirs. */
-const callerHolder = (params: Params): string => {
-  const h = ((params._meta as Params | undefined)?.[CALLER_META] as { holder?: unknown } | undefined)?.holder;
-  return typeof h === 'string' ? h : '';
-};
-
-/** The era of the lane's request, as the front states it in the caller block (legacy if unsaid). */
-const callerEra = (params: Params): LinkEra =>
-  ((params._meta as Params | undefined)?.[CALLER_META] as { era?: unknown } | undefined)?.era === 'modern' ? 'modern' : 'legacy';
 
 export interface HostOut {
   notify: (method: string, params: Params) => void;
@@ -51,6 +41,7 @@ export class Host {
   private readonly guard: HostGuard;
   private readonly progress = new ProgressTokens();
   private readonly resources = new ResourceRelay((server) => this.slots.get(server)?.config.callTimeoutMs ?? 30_000);
+  private readonly frames: ChildFrames;
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
 
@@ -71,14 +62,22 @@ export class Host {
       (r) => this.out.notify('lanegate/guard', { ...r }),
       log,
     );
+    this.frames = new ChildFrames({
+      slot: (server) => this.slots.get(server),
+      out,
+      progress: this.progress,
+      resources: this.resources,
+      log,
+      onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
+    });
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated');
   }
 
   private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated'): void {
     const slot = new ServerSlot(s, placement, {
       connect: this.connect,
-      onNotification: (server, scope, n) => this.fromUpstream(server, scope, n),
-      onServerRequest: async (server, scope, r) => this.serverRequest(server, scope, r),
+      onNotification: (server, scope, n) => this.frames.notification(server, scope, n),
+      onServerRequest: async (server, scope, r) => this.frames.request(server, scope, r),
       onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
       held: (server, key) => this.resources.held(server, key),
       onEvent: (e) => {
@@ -135,23 +134,11 @@ export class Host {
     if (req.method === 'lanegate/processes') return { processes: this.processes() };
     if (req.method === 'lanegate/configure') return this.reconfigure(params.config as unknown as HostConfig);
     if (req.method === 'lanegate/measure') return this.measure(String(params.server ?? ''), params.demonstrate === true);
-    const lane = this.callerLane(params);
-    const era = callerEra(params);
+    const { lane, era, holder } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
     const target = unprefixRequest(req.method, params);
-    const holder = callerHolder(params);
     if (target) return this.forward({ lane, era, holder, method: req.method, ...(signal ? { signal } : {}) }, target.prefix, target.params);
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
-  }
-
-  private callerLane(params: Params): string {
-    const meta = params._meta as Params | undefined;
-    const caller = meta?.[CALLER_META] as { lane?: unknown } | undefined;
-    const lane = typeof caller?.lane === 'string' ? caller.lane : '';
-    if (!this.cfg.lanes[lane] || (this.cfg.lane !== undefined && this.cfg.lane !== lane)) {
-      throw new RpcFailure({ code: ERR.notInCatalog, message: 'caller lane is not served by this host' });
-    }
-    return lane;
   }
 
   private slotsOfLane(lane: string): ServerSlot[] {
@@ -286,18 +273,6 @@ export class Host {
     }
   }
 
-  /** A frame a shared child sent that cannot be routed to one lane: record, recycle, retreat. */
-  private hazard(slot: ServerSlot, code: 'unroutable_server_request' | 'unattributable_notification', detail: string): void {
-    this.log.warn(
-      { event: 'hazard_observed', server: slot.config.name, code, detail: escapeUntrusted(detail) },
-      `hazard on shared "${slot.config.name}": ${code}; retreating to dedicated`,
-    );
-    this.out.notify('lanegate/hazard', { server: slot.config.name, code });
-    void slot.retreat().then(() => {
-      this.out.notify('notifications/tools/list_changed', { _meta: { 'lanegate/server': slot.config.name, 'lanegate/lanes': 'all' } });
-    });
-  }
-
   /** Pre-flight (and the demonstration if the policy names a probe) on scratch processes. */
   private async measure(server: string, withProbe: boolean): Promise<Params> {
     const slot = this.slots.get(server);
@@ -315,51 +290,15 @@ export class Host {
     );
   }
 
-  private fromUpstream(server: string, scope: ChildScope, n: RpcNotification): void {
+  /** A child's list changed: re-scan at once, so a changed surface is vetted before any lane lists it. */
+  private listChanged(server: string, scope: ChildScope, method: string): void {
+    this.refused.delete(server);
     const slot = this.slots.get(server);
-    const owner = this.progress.owner(n.params?.progressToken);
-    const route = routeNotification(scope, n.method, owner !== undefined);
-    if (route.kind === 'to_call' && owner) {
-      // Exactly the lane (and call) it belongs to, with the token that lane chose.
-      const params = { ...n.params, progressToken: owner.token };
-      this.out.notify('lanegate/notify', { lane: owner.lane, token: owner.token, method: n.method, params });
-    } else if (route.kind === 'to_lane') {
-      this.out.notify('lanegate/notify', { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
-    } else if (route.kind === 'hazard' && slot) {
-      this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
-    } else if (route.kind === 'resource_updated' && slot) {
-      const uri = String(n.params?.uri ?? '');
-      const byLane = new Map<string, string[]>();
-      for (const h of this.resources.holders(server, scope.key, uri)) {
-        if (scope.lanes === 'all' || scope.lanes.includes(h.lane)) byLane.set(h.lane, [...(byLane.get(h.lane) ?? []), h.holder]);
-      }
-      const params = { ...(n.params ?? {}), uri: prefixUri(slot.config.prefix, uri) };
-      for (const [lane, holders] of byLane) this.out.notify('lanegate/lane-event', { lane, holders, method: n.method, params });
-    } else if (route.kind === 'list_changed') {
-      this.refused.delete(server);
-      const lanes = scope.lanes;
-      const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
-      const tell = (): void => this.out.notify(n.method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
-      // Re-scan at once: a changed surface is vetted before any lane can list it again.
-      if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
-      else tell();
-    }
-  }
-
-  private async serverRequest(server: string, scope: ChildScope, r: RpcRequest): Promise<Params> {
-    const route = routeServerRequest(scope, r.method);
-    if (route.kind === 'answer') return {};
-    if (route.kind === 'relay') {
-      // A child that serves one lane: its request goes to that lane's client, and the answer back.
-      return this.out.request('lanegate/client-request', { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
-    }
-    const slot = this.slots.get(server);
-    if (route.kind === 'hazard' && slot) {
-      this.hazard(slot, 'unroutable_server_request', r.method);
-      throw new RpcFailure({ code: ERR.methodNotFound, message: 'refused: this shared process serves several lanes' });
-    }
-    this.log.warn({ event: 'server_request_refused', server, method: escapeUntrusted(r.method) }, 'server-initiated request not relayed');
-    throw new RpcFailure({ code: ERR.methodNotFound, message: `lanegate does not relay ${r.method}` });
+    const lanes = scope.lanes;
+    const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
+    const tell = (): void => this.out.notify(method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
+    if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
+    else tell();
   }
 
   processes(): { server: string; placement: string; lane?: string; era: LinkEra; pid: number }[] {

@@ -5,6 +5,7 @@ import { ProgressTokens } from '../../src/host/progress-tokens.js';
 import type { ChildScope } from '../../src/host/slot.js';
 import { upstreamParams } from '../../src/host/upstream-params.js';
 import { ResourceSubs } from '../../src/host/resource-subs.js';
+import { readCaller } from '../../src/host/caller.js';
 import { CALLER_IDENTITY_EXT, CALLER_META } from '../../src/host/config.js';
 
 const dedicated: ChildScope = { lanes: ['a'], sole: 'a', contested: false, era: 'legacy', key: 'a|legacy' };
@@ -100,5 +101,24 @@ describe('resource subscriptions per child', () => {
     assert.equal(r.remove('*|legacy', 'x://1', b1), true, 'last: unsubscribe upstream');
     assert.equal(r.held('*|legacy'), false);
     assert.deepEqual(r.uris('b|legacy'), ['x://1']);
+  });
+});
+
+describe('the caller block a host reads', () => {
+  const lanes = { a: ['x'], b: ['x'] };
+  const meta = (c: Record<string, unknown>) => ({ _meta: { [CALLER_META]: c } });
+  it('names the lane, its era and holder; legacy when the era is unsaid', () => {
+    assert.deepEqual(readCaller(meta({ lane: 'a', era: 'modern', holder: 's1' }), lanes, undefined), {
+      lane: 'a',
+      era: 'modern',
+      holder: 's1',
+    });
+    assert.deepEqual(readCaller(meta({ lane: 'b' }), lanes, undefined), { lane: 'b', era: 'legacy', holder: '' });
+  });
+  it('refuses a lane this host does not serve, another lane on a per-lane host, and no caller at all', () => {
+    assert.throws(() => readCaller(meta({ lane: 'c' }), lanes, undefined), /not served by this host/);
+    assert.throws(() => readCaller(meta({ lane: 'b' }), lanes, 'a'), /not served by this host/);
+    assert.throws(() => readCaller({}, lanes, undefined), /not served by this host/);
+    assert.throws(() => readCaller(meta({ lane: 'constructor' }), lanes, undefined), /not served by this host/, 'no prototype keys');
   });
 });

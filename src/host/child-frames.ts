@@ -1,0 +1,84 @@
+import type { Logger } from 'pino';
+import { escapeUntrusted } from '../log/escape.js';
+import { prefixUri } from '../naming/prefix.js';
+import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
+import { routeNotification, routeServerRequest } from './frame-routing.js';
+import type { HostOut } from './host.js';
+import type { ProgressTokens } from './progress-tokens.js';
+import type { ResourceRelay } from './resource-relay.js';
+import type { ChildScope, ServerSlot } from './slot.js';
+
+type Params = Record<string, unknown>;
+
+export interface ChildFrameDeps {
+  slot: (server: string) => ServerSlot | undefined;
+  out: HostOut;
+  progress: ProgressTokens;
+  resources: ResourceRelay;
+  log: Logger;
+  /** A child's list changed: its surface is re-vetted before the front is told. */
+  onListChanged: (server: string, scope: ChildScope, method: string) => void;
+}
+
+/**
+ * What a child sends on its own (notifications, and requests of its client), carried to exactly
+ * the lane, call or holder it belongs to — or, when that cannot be known on a child several lanes
+ * use, recorded as a hazard: the child is recycled and the server runs dedicated from then on.
+ */
+export class ChildFrames {
+  constructor(private readonly d: ChildFrameDeps) {}
+
+  notification(server: string, scope: ChildScope, n: RpcNotification): void {
+    const slot = this.d.slot(server);
+    const owner = this.d.progress.owner(n.params?.progressToken);
+    const route = routeNotification(scope, n.method, owner !== undefined);
+    if (route.kind === 'to_call' && owner) {
+      // Exactly the lane (and call) it belongs to, with the token that lane chose.
+      const params = { ...n.params, progressToken: owner.token };
+      this.d.out.notify('lanegate/notify', { lane: owner.lane, token: owner.token, method: n.method, params });
+    } else if (route.kind === 'to_lane') {
+      this.d.out.notify('lanegate/notify', { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
+    } else if (route.kind === 'hazard' && slot) {
+      this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
+    } else if (route.kind === 'resource_updated' && slot) {
+      const uri = String(n.params?.uri ?? '');
+      const byLane = new Map<string, string[]>();
+      for (const h of this.d.resources.holders(server, scope.key, uri)) {
+        if (scope.lanes === 'all' || scope.lanes.includes(h.lane)) byLane.set(h.lane, [...(byLane.get(h.lane) ?? []), h.holder]);
+      }
+      const params = { ...(n.params ?? {}), uri: prefixUri(slot.config.prefix, uri) };
+      for (const [lane, holders] of byLane) this.d.out.notify('lanegate/lane-event', { lane, holders, method: n.method, params });
+    } else if (route.kind === 'list_changed') {
+      this.d.onListChanged(server, scope, n.method);
+    }
+  }
+
+  async request(server: string, scope: ChildScope, r: RpcRequest): Promise<Params> {
+    const route = routeServerRequest(scope, r.method);
+    if (route.kind === 'answer') return {};
+    if (route.kind === 'relay') {
+      // A child that serves one lane: its request goes to that lane's client, and the answer back.
+      return this.d.out.request('lanegate/client-request', { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+    }
+    const slot = this.d.slot(server);
+    if (route.kind === 'hazard' && slot) {
+      this.hazard(slot, 'unroutable_server_request', r.method);
+      throw new RpcFailure({ code: ERR.methodNotFound, message: 'refused: this shared process serves several lanes' });
+    }
+    this.d.log.warn({ event: 'server_request_refused', server, method: escapeUntrusted(r.method) }, 'server-initiated request not relayed');
+    throw new RpcFailure({ code: ERR.methodNotFound, message: `lanegate does not relay ${r.method}` });
+  }
+
+  /** A frame a shared child sent that cannot be routed to one lane: record, recycle, retreat. */
+  private hazard(slot: ServerSlot, code: 'unroutable_server_request' | 'unattributable_notification', detail: string): void {
+    const server = slot.config.name;
+    this.d.log.warn(
+      { event: 'hazard_observed', server, code, detail: escapeUntrusted(detail) },
+      `hazard on shared "${server}": ${code}; retreating to dedicated`,
+    );
+    this.d.out.notify('lanegate/hazard', { server, code });
+    void slot.retreat().then(() => {
+      this.d.out.notify('notifications/tools/list_changed', { _meta: { 'lanegate/server': server, 'lanegate/lanes': 'all' } });
+    });
+  }
+}
