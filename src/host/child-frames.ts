@@ -48,6 +48,8 @@ export class ChildFrames {
       }
       const params = { ...(n.params ?? {}), uri: prefixUri(slot.config.prefix, uri) };
       for (const [lane, holders] of byLane) this.d.out.notify('lanegate/lane-event', { lane, holders, method: n.method, params });
+    } else if (route.kind === 'acknowledged') {
+      this.d.resources.acknowledged(server, scope.key, n.params);
     } else if (route.kind === 'list_changed') {
       this.d.onListChanged(server, scope, n.method);
     }

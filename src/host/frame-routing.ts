@@ -22,6 +22,7 @@ export type NotificationRoute =
   | { kind: 'to_lane'; lane: string }
   | { kind: 'list_changed' }
   | { kind: 'resource_updated' }
+  | { kind: 'acknowledged' }
   | { kind: 'hazard' }
   | { kind: 'drop' };
 
@@ -41,5 +42,7 @@ export const routeNotification = (scope: ChildScope, method: string, ownedToken:
   if (method.endsWith('/list_changed')) return { kind: 'list_changed' };
   // To the holders of a subscription to that URI on that child, and no one else.
   if (method === 'notifications/resources/updated') return { kind: 'resource_updated' };
+  // A 2026-07-28 child acknowledging one of the host's own listens (never passed on).
+  if (method === 'notifications/subscriptions/acknowledged') return { kind: 'acknowledged' };
   return { kind: 'drop' };
 };

@@ -1,3 +1,4 @@
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import type { UpstreamConn } from '../upstream/conn.js';
 import { type Holder, ResourceSubs } from './resource-subs.js';
 
@@ -7,20 +8,47 @@ import { type Holder, ResourceSubs } from './resource-subs.js';
  * gets a `subscriptions/listen` per URI, cancelled when its last holder lets go. Subscriptions are
  * renewed when a child restarts.
  */
+/** How long a 2026-07-28 child has to acknowledge a resource subscription before it counts as refused. */
+const ACK_TIMEOUT_MS = 5_000;
+
 export class ResourceRelay {
   private readonly subs = new ResourceSubs();
   private readonly listens = new Map<string, AbortController>();
+  /** Listens waiting for the child's acknowledgement, by child and URI. */
+  private readonly acks = new Map<string, (ok: boolean) => void>();
 
   constructor(private readonly timeoutMs: (server: string) => number) {}
 
   private upstream(server: string, child: string, conn: UpstreamConn, uri: string): Promise<unknown> {
     if (!conn.modern) return conn.request('resources/subscribe', { uri }, this.timeoutMs(server));
+    const key = `${child}\u0000${uri}`;
     const ac = new AbortController();
-    this.listens.get(`${child}\u0000${uri}`)?.abort();
-    this.listens.set(`${child}\u0000${uri}`, ac);
+    this.listens.get(key)?.abort();
+    this.listens.set(key, ac);
+    // The server acknowledges the subset it honours; without the URI in it, the lane is told no.
+    const acked = new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), ACK_TIMEOUT_MS);
+      this.acks.set(key, (ok) => {
+        clearTimeout(timer);
+        resolve(ok);
+      });
+    });
     // Its answer comes only when the server ends it; updates arrive as notifications meanwhile.
     void conn.request('subscriptions/listen', { notifications: { resourceSubscriptions: [uri] } }, 0, ac.signal).catch(() => undefined);
-    return Promise.resolve();
+    return acked.then((ok) => {
+      this.acks.delete(key);
+      if (ok) return;
+      ac.abort();
+      if (this.listens.get(key) === ac) this.listens.delete(key);
+      throw new RpcFailure({ code: ERR.invalidParams, message: `the upstream does not honour a subscription to ${uri}` });
+    });
+  }
+
+  /** A 2026-07-28 child acknowledged a listen: the URIs it names are honoured. */
+  acknowledged(server: string, childKey: string, params: Record<string, unknown> | undefined): void {
+    const honoured = (params?.notifications as { resourceSubscriptions?: unknown } | undefined)?.resourceSubscriptions;
+    if (!Array.isArray(honoured)) return;
+    for (const uri of honoured) this.acks.get(`${server}\u0000${childKey}\u0000${String(uri)}`)?.(true);
   }
 
   /** A holder subscribes (on) or unsubscribes (off); the upstream hears only the first and last. */

@@ -260,6 +260,19 @@ lanes:
     }
   });
 
+  it('a resource subscription a 2026-07-28 upstream does not honour is not acknowledged to the lane', async () => {
+    const gw = await startGateway(confPolicy('auto', ['a'], ', "--no-resource-subscribe"'));
+    try {
+      const t = await gw.token('a');
+      const res = await listenRequest(gw.url, t, 'sub-9', { resourceSubscriptions: ['conf+test://watched-resource'] });
+      const ack = await sseMessages(res)();
+      assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+      assert.deepEqual((ack.params as { notifications: unknown }).notifications, {}, 'nothing honoured, nothing promised');
+    } finally {
+      await gw.stop();
+    }
+  });
+
   it('a server that speaks only 2026-07-28 serves handshake-era lanes too, over its one link', async () => {
     const gw = await startGateway(confPolicy('auto', ['a'], ', "--modern-only"'));
     try {

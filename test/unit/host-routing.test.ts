@@ -37,6 +37,7 @@ describe('routing of frames a child sends (pure)', () => {
     );
     assert.deepEqual(routeNotification(contested, 'notifications/tools/list_changed', false), { kind: 'list_changed' });
     assert.deepEqual(routeNotification(contested, 'notifications/resources/updated', false), { kind: 'resource_updated' });
+    assert.deepEqual(routeNotification(contested, 'notifications/subscriptions/acknowledged', false), { kind: 'acknowledged' });
     assert.deepEqual(routeNotification(dedicated, 'notifications/cancelled', false), { kind: 'drop' });
   });
 });
