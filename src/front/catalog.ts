@@ -3,9 +3,7 @@ import { hostsForLane } from '../routing/route.js';
 import { CALLER_META } from '../host/config.js';
 import { LIST_FIELDS, type ListMethod } from '../host/surface.js';
 import { RpcFailure } from '../rpc/jsonrpc.js';
-
-/** The protocol era of a lane's request; an upstream linked with `upstreamEra: match` lists per era. */
-export type Era = 'legacy' | 'modern';
+import type { Era } from '../upstream/conn.js';
 
 export interface Absence {
   server: string;
@@ -20,25 +18,35 @@ export interface Listing {
 type HostRequest = (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
 
 const LIST_TIMEOUT_MS = 30_000;
+/** How long a caller that accepts it may reuse a listing with an absent upstream. */
+export const RECENT_ABSENT_MS = 1_000;
 
 /**
  * Each lane's catalog: the union of what its hosts list for it, and nothing else. A complete
  * listing is cached per lane until a host reports a change for that lane; a listing with an
- * absent upstream is never cached, so the next list retries it.
+ * absent upstream is listed afresh every time, unless the caller accepts a recent one.
  */
 export class Catalog {
   /** lane → `${era} ${method}` → listing. */
   private readonly cache = new Map<string, Map<string, Listing>>();
+  /** lane → `${era} ${method}` → a listing with an absent upstream, and when it was made. */
+  private readonly incomplete = new Map<string, Map<string, { listing: Listing; at: number }>>();
 
   constructor(
     private readonly policy: () => Policy,
     private readonly request: HostRequest,
   ) {}
 
-  async list(lane: string, method: ListMethod, era: Era = 'legacy'): Promise<Listing> {
+  /**
+   * `reuseAbsentMs`: a listing with an absent upstream made that recently will do (the per-call
+   * header check uses it, so a burst of calls during an outage does not re-list every host).
+   */
+  async list(lane: string, method: ListMethod, era: Era = 'legacy', reuseAbsentMs = 0): Promise<Listing> {
     const slot = `${era} ${method}`;
     const hit = this.cache.get(lane)?.get(slot);
     if (hit) return hit;
+    const recent = this.incomplete.get(lane)?.get(slot);
+    if (recent && Date.now() - recent.at < reuseAbsentMs) return recent.listing;
     const field = LIST_FIELDS[method];
     const policy = this.policy();
     const parts = await Promise.all(
@@ -58,13 +66,19 @@ export class Catalog {
       const perLane = this.cache.get(lane) ?? new Map<string, Listing>();
       perLane.set(slot, listing);
       this.cache.set(lane, perLane);
+      this.incomplete.get(lane)?.delete(slot);
+    } else {
+      const perLane = this.incomplete.get(lane) ?? new Map<string, { listing: Listing; at: number }>();
+      perLane.set(slot, { listing, at: Date.now() });
+      this.incomplete.set(lane, perLane);
     }
     return listing;
   }
 
-  /** Forget cached listings; returns the lanes whose catalog may have changed. */
+  /** Forget cached listings of these lanes (of one list method, or all). */
   invalidate(lanes: Iterable<string>, method?: ListMethod): void {
     for (const lane of lanes) {
+      this.incomplete.delete(lane);
       if (!method) this.cache.delete(lane);
       else for (const era of ['legacy', 'modern'] as const) this.cache.get(lane)?.delete(`${era} ${method}`);
     }
@@ -72,6 +86,7 @@ export class Catalog {
 
   clear(): void {
     this.cache.clear();
+    this.incomplete.clear();
   }
 }
 

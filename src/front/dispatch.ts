@@ -3,7 +3,8 @@ import { route } from '../routing/route.js';
 import { CALLER_META } from '../host/config.js';
 import { isListMethod, LIST_FIELDS } from '../host/surface.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
-import type { Catalog, Era } from './catalog.js';
+import type { Catalog } from './catalog.js';
+import type { Era } from '../upstream/conn.js';
 import { bareResult, prefixedParams } from '../naming/bare.js';
 import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 
@@ -82,11 +83,16 @@ const callerParams = (params: Record<string, unknown>, lane: string, era: Era, h
  * lane's loadout is refused (403) without reaching a host.
  */
 export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
-  const laneCfg = d.policy().lanes[lane];
-  const bare = laneCfg?.naming === 'bare' ? d.policy().servers[laneCfg.servers[0] ?? '']?.prefix : undefined;
+  const bare = barePrefix(d.policy(), lane);
   if (bare === undefined) return dispatchNamed(d, lane, req);
   const r = await dispatchNamed(d, lane, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) });
   return r.result ? { ...r, result: bareResult(req.method, r.result, bare) } : r;
+};
+
+/** The prefix a `naming: bare` lane's names are unprefixed from (its one server's), if it is such a lane. */
+export const barePrefix = (policy: Policy, lane: string): string | undefined => {
+  const l = policy.lanes[lane];
+  return l?.naming === 'bare' ? policy.servers[l.servers[0] ?? '']?.prefix : undefined;
 };
 
 const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {

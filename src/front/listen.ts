@@ -63,10 +63,12 @@ export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest
     try {
       for (let guard = 0; guard < 10_000_000 && !stream.aborted; guard += 1) {
         while (queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(queue.shift()) });
+        let keepAlive: NodeJS.Timeout | undefined;
         const timedOut = await new Promise<boolean>((r) => {
           wakeUp = () => r(false);
-          setTimeout(() => r(true), 25_000).unref();
+          keepAlive = setTimeout(() => r(true), 25_000);
         });
+        clearTimeout(keepAlive);
         if (timedOut && queue.length === 0) await stream.write(': keep-alive\n\n');
       }
     } finally {

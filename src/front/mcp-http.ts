@@ -9,11 +9,13 @@ import { streamSSE } from 'hono/streaming';
 import { isLanegateError } from '../errors.js';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import { isListMethod } from '../host/surface.js';
-import { FRONT_CAPABILITIES } from './dispatch.js';
+import { barePrefix, FRONT_CAPABILITIES } from './dispatch.js';
+import { prefixedParams } from '../naming/bare.js';
 import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom } from './answer.js';
 import { listen } from './listen.js';
+import { RECENT_ABSENT_MS } from './catalog.js';
 
 export type { McpHttpDeps } from './http-deps.js';
 
@@ -63,12 +65,10 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<string | Respon
 
 /** Mcp-Param-* headers are checked against the schema of the tool as this lane sees it. */
 const checkToolParamHeaders = async (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest): Promise<Rejection | undefined> => {
-  const params = req.params ?? {};
-  const bare = d.policy().lanes[lane]?.naming === 'bare';
-  const listing = await d.catalog.list(lane, 'tools/list', 'modern').catch(() => undefined);
-  const prefix = bare ? d.policy().servers[d.policy().lanes[lane]?.servers[0] ?? '']?.prefix : undefined;
-  const name = prefix ? `${prefix}_${String(params.name ?? '')}` : String(params.name ?? '');
-  const tool = listing?.items.find((t) => t.name === name);
+  const prefix = barePrefix(d.policy(), lane);
+  const params = prefix === undefined ? (req.params ?? {}) : prefixedParams(req.method, req.params ?? {}, prefix);
+  const listing = await d.catalog.list(lane, 'tools/list', 'modern', RECENT_ABSENT_MS).catch(() => undefined);
+  const tool = listing?.items.find((t) => t.name === params.name);
   if (!tool) return undefined;
   return checkParamHeaders(tool.inputSchema, (params.arguments ?? {}) as Record<string, unknown>, (h) => c.req.header(h));
 };
@@ -202,10 +202,12 @@ export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> =
         const m = queue.shift();
         await stream.writeSSE({ event: 'message', data: JSON.stringify(m) });
       }
+      let keepAlive: NodeJS.Timeout | undefined;
       await new Promise<void>((resolve) => {
         wake = resolve;
-        setTimeout(resolve, 25_000).unref();
+        keepAlive = setTimeout(resolve, 25_000);
       });
+      clearTimeout(keepAlive);
       if (queue.length === 0 && open) await stream.write(': keep-alive\n\n');
     }
     session.streams.delete(sink);

@@ -38,6 +38,9 @@ const LISTEN_METHODS: Record<string, keyof ListenFilter> = {
   'notifications/resources/list_changed': 'resourcesListChanged',
 };
 
+/** Idle past the limit with no GET stream open: a client listening on its stream is not idle. */
+const expired = (s: Session, now: number): boolean => s.streams.size === 0 && now - s.lastSeen > IDLE_MS;
+
 export class Sessions {
   private readonly byId = new Map<string, Session>();
   private readonly listeners = new Set<{
@@ -72,7 +75,7 @@ export class Sessions {
   get(id: string, lane: string): Session | undefined {
     const s = this.byId.get(id);
     if (!s || s.lane !== lane) return undefined;
-    if (Date.now() - s.lastSeen > IDLE_MS) {
+    if (expired(s, Date.now())) {
       this.end(id);
       return undefined;
     }
@@ -157,7 +160,7 @@ export class Sessions {
   sweep(now = Date.now()): number {
     let n = 0;
     for (const s of [...this.byId.values()]) {
-      if (s.streams.size === 0 && now - s.lastSeen > IDLE_MS) {
+      if (expired(s, now)) {
         this.end(s.id);
         n += 1;
       }

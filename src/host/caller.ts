@@ -1,6 +1,6 @@
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { CALLER_META } from './config.js';
-import type { LinkEra } from './slot.js';
+import type { Era } from '../upstream/conn.js';
 
 type Params = Record<string, unknown>;
 
@@ -8,7 +8,7 @@ type Params = Record<string, unknown>;
 export interface Caller {
   lane: string;
   /** The era of the lane's request (legacy if unsaid). */
-  era: LinkEra;
+  era: Era;
   /** The lane's holder (a session, a listen stream) that made it; resource subscriptions are its. */
   holder: string;
 }

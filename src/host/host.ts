@@ -5,13 +5,13 @@ import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
 import { formatRefusal } from '../guard/refusal.js';
-import type { UpstreamConn } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { HostConfig } from './config.js';
 import { HostGuard } from './guard.js';
 import { measurePass } from './measure.js';
 import { compareInventory, describeDrift } from './inventory.js';
 import type { ServerConfig } from '../policy/model.js';
-import { type ChildScope, type LinkEra, ServerSlot, type SlotHooks } from './slot.js';
+import { type ChildScope, ServerSlot, type SlotHooks } from './slot.js';
 import { ProgressTokens } from './progress-tokens.js';
 import { ResourceRelay } from './resource-relay.js';
 import { readCaller } from './caller.js';
@@ -148,7 +148,7 @@ export class Host {
     });
   }
 
-  private async list(method: ListMethod, lane: string, era: LinkEra): Promise<Params> {
+  private async list(method: ListMethod, lane: string, era: Era): Promise<Params> {
     this.refreshTrust();
     const field = LIST_FIELDS[method];
     const absent: { server: string; reason: string }[] = [];
@@ -218,7 +218,7 @@ export class Host {
   }
 
   /** The instance's whole surface, fetched once and scanned before any of it reaches a lane. */
-  private vettedSurface(slot: ServerSlot, lane: string, era: LinkEra): Promise<Surface> {
+  private vettedSurface(slot: ServerSlot, lane: string, era: Era): Promise<Surface> {
     return slot.conn(lane, era).then((conn) =>
       slot.surface(lane, era, async () => {
         const s = await fetchSurface(conn, slot.config.callTimeoutMs);
@@ -233,7 +233,7 @@ export class Host {
   }
 
   private async forward(
-    { lane, era, holder, method, signal }: { lane: string; era: LinkEra; holder: string; method: string; signal?: AbortSignal },
+    { lane, era, holder, method, signal }: { lane: string; era: Era; holder: string; method: string; signal?: AbortSignal },
     prefix: string | undefined,
     params: Params,
   ): Promise<Params> {
@@ -301,7 +301,7 @@ export class Host {
     else tell();
   }
 
-  processes(): { server: string; placement: string; lane?: string; era: LinkEra; pid: number }[] {
+  processes(): { server: string; placement: string; lane?: string; era: Era; pid: number }[] {
     return [...this.slots.values()].flatMap((s) =>
       s.pids().map((p) => ({ server: s.config.name, placement: s.placement, ...(p.lane ? { lane: p.lane } : {}), era: p.era, pid: p.pid })),
     );

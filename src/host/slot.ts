@@ -3,13 +3,10 @@ import type { ServerConfig } from '../policy/model.js';
 import type { RpcNotification, RpcRequest } from '../rpc/jsonrpc.js';
 import type { Placement } from '../shareability/placement.js';
 import type { Surface } from '../guard/scanner.js';
-import type { UpstreamConn } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
 import { backoffDelay, STABLE_AFTER_MS } from './backoff.js';
 
 const SHARED_KEY = '*';
-
-/** The protocol era of a lane's request; with `upstreamEra: match` it picks the child's link. */
-export type LinkEra = 'legacy' | 'modern';
 
 /** Who a child serves, as seen when one of its frames arrives. */
 export interface ChildScope {
@@ -20,7 +17,7 @@ export interface ChildScope {
   /** More than one lane has used this shared child: a misrouted frame would cross lanes. */
   contested: boolean;
   /** The era its link speaks. */
-  era: LinkEra;
+  era: Era;
   /** The child's key within its server (lane or shared, and era). */
   key: string;
 }
@@ -34,7 +31,7 @@ export interface SlotHooks {
       onServerRequest: (r: RpcRequest) => Promise<Record<string, unknown>>;
       onExit: (detail: string) => void;
     },
-    era: LinkEra,
+    era: Era,
     /** `upstreamEra: auto`: if the upstream refuses `era`, speak the other one. */
     fallback: boolean,
   ) => Promise<UpstreamConn>;
@@ -56,7 +53,7 @@ export interface SlotHooks {
 interface Instance {
   key: string;
   lane: string | undefined;
-  era: LinkEra;
+  era: Era;
   /** Lanes that have used it (only counted for a shared child). */
   attached: Set<string>;
   conn?: UpstreamConn;
@@ -82,7 +79,7 @@ export class ServerSlot {
   private readonly instances = new Map<string, Instance>();
   private closed = false;
   /** `auto`: eras this upstream has shown it does not speak. */
-  private readonly unspoken = new Set<LinkEra>();
+  private readonly unspoken = new Set<Era>();
 
   constructor(
     readonly config: ServerConfig,
@@ -90,7 +87,7 @@ export class ServerSlot {
     private readonly hooks: SlotHooks,
   ) {}
 
-  attach(lane: string, era: LinkEra): void {
+  attach(lane: string, era: Era): void {
     if (this.placement === 'shared') this.instances.get(this.keyFor(lane, era))?.attached.add(lane);
   }
 
@@ -103,7 +100,7 @@ export class ServerSlot {
   }
 
   /** The link era a lane request of `era` uses with this server. */
-  linkEra(era: LinkEra): LinkEra {
+  linkEra(era: Era): Era {
     const e = this.config.upstreamEra;
     if (e === 'legacy' || e === 'modern') return e;
     if (e === 'match' || !this.unspoken.has(era)) return era;
@@ -114,7 +111,7 @@ export class ServerSlot {
    * `auto`: the upstream answered in the other era. The child becomes the one for that era, or,
    * if that one exists already, is stopped in its favour. Returns false in the second case.
    */
-  private adopt(inst: Instance, spoken: LinkEra): boolean {
+  private adopt(inst: Instance, spoken: Era): boolean {
     this.unspoken.add(inst.era);
     const target = `${inst.key.slice(0, inst.key.lastIndexOf('|'))}|${spoken}`;
     if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
@@ -126,11 +123,11 @@ export class ServerSlot {
   }
 
   /** The key of the child that serves this lane's requests of this era. */
-  keyFor(lane: string, era: LinkEra): string {
+  keyFor(lane: string, era: Era): string {
     return `${this.placement === 'shared' ? SHARED_KEY : lane}|${this.linkEra(era)}`;
   }
 
-  async conn(lane: string, era: LinkEra = 'legacy'): Promise<UpstreamConn> {
+  async conn(lane: string, era: Era = 'legacy'): Promise<UpstreamConn> {
     if (this.closed) throw new LanegateError('upstream_unavailable', `upstream "${this.config.name}" is shutting down`);
     const key = this.keyFor(lane, era);
     let inst = this.instances.get(key);
@@ -161,7 +158,7 @@ export class ServerSlot {
   }
 
   /** The vetted surface of the child serving this lane, fetching it once through `load`. */
-  surface(lane: string, era: LinkEra, load: () => Promise<Surface>): Promise<Surface> {
+  surface(lane: string, era: Era, load: () => Promise<Surface>): Promise<Surface> {
     const inst = this.instances.get(this.keyFor(lane, era));
     if (!inst) return load();
     if (!inst.surface) {
@@ -174,8 +171,8 @@ export class ServerSlot {
     return inst.surface;
   }
 
-  pids(): { lane: string | undefined; era: LinkEra; pid: number }[] {
-    const out: { lane: string | undefined; era: LinkEra; pid: number }[] = [];
+  pids(): { lane: string | undefined; era: Era; pid: number }[] {
+    const out: { lane: string | undefined; era: Era; pid: number }[] = [];
     for (const inst of this.instances.values()) {
       if (inst.conn?.pid !== undefined) out.push({ lane: inst.lane, era: inst.era, pid: inst.conn.pid });
     }
@@ -220,7 +217,7 @@ export class ServerSlot {
             void conn.stop();
             throw new LanegateError('upstream_unavailable', `upstream "${name}" stopped`);
           }
-          const spoken: LinkEra = conn.modern ? 'modern' : 'legacy';
+          const spoken: Era = conn.modern ? 'modern' : 'legacy';
           if (spoken !== inst.era && !this.adopt(inst, spoken)) {
             inst.stopping = true;
             void conn.stop();

@@ -1,5 +1,8 @@
 import type { RpcNotification, RpcRequest } from '../rpc/jsonrpc.js';
 
+/** A protocol era: the handshake era (2024-11-05 … 2025-11-25) or the stateless 2026-07-28. */
+export type Era = 'legacy' | 'modern';
+
 export interface UpstreamInit {
   protocolVersion: string;
   capabilities: Record<string, unknown>;

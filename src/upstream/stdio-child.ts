@@ -6,6 +6,7 @@ import { LinePeer } from '../rpc/peer.js';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_INFO,
+  type Era,
   MODERN_META,
   MODERN_REVISION,
   type UpstreamConn,
@@ -36,7 +37,7 @@ export const launchStdio = async (
   opts: {
     initTimeoutMs?: number;
     clientInfo?: { name: string; version: string };
-    era?: 'legacy' | 'modern';
+    era?: Era;
     /** Try the other era when the upstream refuses the first handshake (`upstreamEra: auto`). */
     fallback?: boolean;
   } = {},

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { listenRequest, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
+import { legacySession, listenRequest, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 import { sleep } from '../helpers/procs.js';
 
 const POLICY = `${policyHead()}
@@ -122,18 +122,9 @@ describe('list_changed reaches exactly the lanes whose catalog changed, in both 
     const tb = await gw.token('b');
     const listen = (t: string) => listenRequest(gw.url, t, 'sub-1', { toolsListChanged: true });
     const legacyGet = async (t: string) => {
-      const init = await fetch(gw.url, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-        body: JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
-        }),
-      });
+      const h = await legacySession(gw.url, t);
       return fetch(gw.url, {
-        headers: { authorization: `Bearer ${t}`, accept: 'text/event-stream', 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' },
+        headers: { authorization: h.authorization ?? '', accept: 'text/event-stream', 'mcp-session-id': h['mcp-session-id'] ?? '' },
       });
     };
     await modernPost(gw.url, ta, 1, 'tools/list');

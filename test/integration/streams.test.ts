@@ -73,22 +73,8 @@ describe('request-scoped notifications reach only the call they belong to', () =
     it(`${era}: two lanes on ONE shared child, same progress token, each sees only its own progress`, async () => {
       const sessions: Record<string, string | undefined> = {};
       if (era === 'legacy') {
-        for (const [lane, t] of [
-          ['a', ta],
-          ['b', tb],
-        ] as const) {
-          const r = await fetch(gw.url, {
-            method: 'POST',
-            headers: { authorization: `Bearer ${t}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
-            body: JSON.stringify({
-              jsonrpc: '2.0',
-              id: 1,
-              method: 'initialize',
-              params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: lane, version: '1' } },
-            }),
-          });
-          sessions[lane] = r.headers.get('mcp-session-id') ?? undefined;
-        }
+        sessions.a = (await legacySession(gw.url, ta))['mcp-session-id'];
+        sessions.b = (await legacySession(gw.url, tb))['mcp-session-id'];
       }
       const pids = await Promise.all([
         callStreaming(gw.url, ta, era, 'fix_pid', 'x', sessions.a),
