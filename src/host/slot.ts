@@ -131,7 +131,8 @@ export class ServerSlot {
     if (this.closed) throw new LanegateError('upstream_unavailable', `upstream "${this.config.name}" is shutting down`);
     const key = this.keyFor(lane, era);
     let inst = this.instances.get(key);
-    if (!inst) {
+    // A child being stopped (idle, retreat) is never handed out: the next call gets a new one.
+    if (!inst || inst.stopping) {
       inst = {
         key,
         lane: this.placement === 'shared' ? undefined : lane,
@@ -225,6 +226,7 @@ export class ServerSlot {
           }
           inst.conn = conn;
           inst.startedAt = Date.now();
+          this.touch(inst); // a restart after a crash idles out like any start
           inst.surface = undefined;
           this.hooks.onConnected?.(name, inst.key, conn);
           const version = conn.init.serverInfo.version;
@@ -263,9 +265,13 @@ export class ServerSlot {
 
   private onExit(inst: Instance, detail: string): void {
     const wasStopping = inst.stopping || this.closed;
+    // A child that exits during its own start failed to start: the start's failure path counts it
+    // (once) and the next call retries; it is not a crash to restart in the background.
+    if (inst.starting && !wasStopping) return;
     inst.conn = undefined;
     inst.surface = undefined;
-    if (inst.idleTimer) clearTimeout(inst.idleTimer);
+    clearTimeout(inst.idleTimer);
+    inst.idleTimer = undefined;
     const lane = inst.lane;
     if (wasStopping) {
       if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
@@ -288,8 +294,12 @@ export class ServerSlot {
 
   private touch(inst: Instance): void {
     if (inst.lane === undefined) return;
-    if (inst.idleTimer) clearTimeout(inst.idleTimer);
+    if (inst.idleTimer) {
+      inst.idleTimer.refresh();
+      return;
+    }
     inst.idleTimer = setTimeout(() => {
+      inst.idleTimer = undefined;
       if (this.hooks.held?.(this.config.name, inst.key)) this.touch(inst);
       else void this.stopInstance(inst.key);
     }, this.config.idleMs);
@@ -300,11 +310,12 @@ export class ServerSlot {
     const inst = this.instances.get(key);
     if (!inst) return;
     inst.stopping = true;
-    if (inst.idleTimer) clearTimeout(inst.idleTimer);
+    clearTimeout(inst.idleTimer);
+    inst.idleTimer = undefined;
     if (inst.restartTimer) clearTimeout(inst.restartTimer);
     const conn = inst.conn ?? (await inst.starting?.catch(() => undefined));
     if (conn) await conn.stop();
-    this.instances.delete(key);
+    if (this.instances.get(key) === inst) this.instances.delete(key);
   }
 
   async close(): Promise<void> {

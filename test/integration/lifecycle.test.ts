@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { modernPost, textOf } from '../helpers/mcp.js';
+import { sleep, waitFor } from '../helpers/procs.js';
+
+const POLICY = `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  broken: { prefix: broken, domain: public, stdio: { command: node, args: ["${path.join(path.dirname(FIXTURE), 'no-such-server.mjs')}"] } }
+  idle: { prefix: idle, domain: public, idleSeconds: 1, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [broken, idle] }
+`;
+
+describe("a dedicated child's life: failed starts, restarts, idling", () => {
+  let gw: RunningGateway;
+  let t: string;
+  const children = async (server: string): Promise<number> => {
+    const r = await fetch(gw.url.replace(/\/mcp$/, '/api/processes'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
+    const body = (await r.json()) as { hosts: Record<string, { children: { server: string }[] }> };
+    return Object.values(body.hosts)
+      .flatMap((h) => h.children)
+      .filter((c) => c.server === server).length;
+  };
+  const events = (event: string, server: string): number =>
+    gw
+      .stderr()
+      .split('\n')
+      .filter((l) => l.includes(`"event":"${event}"`) && l.includes(`"server":"${server}"`)).length;
+
+  before(async () => {
+    gw = await startGateway(POLICY);
+    t = await gw.token('a');
+  });
+  after(async () => gw.stop());
+
+  it('a child that fails to start is one failed start, not a crash, and is not respawned in the background', async () => {
+    const r = await modernPost(gw.url, t, 1, 'tools/call', { name: 'broken_echo', arguments: {} });
+    assert.match(JSON.stringify(r.json), /broken/);
+    assert.ok(await waitFor(async () => events('upstream_start_failed', 'broken') >= 1, 10_000, 100));
+    await sleep(300);
+    const tried = events('upstream_start_failed', 'broken');
+    // Long enough for background restarts at the first backoff steps (0.5 s, 1 s): none may come.
+    await sleep(2500);
+    assert.equal(events('upstream_start_failed', 'broken'), tried, 'no start without a request asking for it');
+    assert.equal(events('upstream_crashed', 'broken'), 0, 'a failed start is not a crash');
+  });
+
+  it('a child restarted after a crash still stops when idle', async () => {
+    assert.match(
+      textOf((await modernPost(gw.url, t, 2, 'tools/call', { name: 'idle_echo', arguments: { text: 'up' } })).json?.result),
+      /up/,
+    );
+    await modernPost(gw.url, t, 3, 'tools/call', { name: 'idle_crash', arguments: {} });
+    assert.ok(await waitFor(async () => events('upstream_started', 'idle') >= 2, 10_000, 100), 'restarted');
+    assert.ok(await waitFor(async () => (await children('idle')) === 0, 10_000, 200), 'the restarted child idled out');
+  });
+});
