@@ -4,22 +4,13 @@
  * context for a human: it never carries a token or a secret value.
  */
 export type ErrorCode =
-  | 'policy_invalid'
-  | 'policy_unreadable'
   | 'auth_missing'
   | 'auth_invalid'
   | 'auth_revoked'
   | 'forbidden'
-  | 'session_unknown'
-  | 'body_too_large'
   | 'bad_request'
-  | 'origin_refused'
   | 'upstream_unavailable'
   | 'upstream_refused'
-  | 'upstream_error'
-  | 'upstream_timeout'
-  | 'host_unavailable'
-  | 'name_collision'
   | 'key_missing'
   | 'internal';
 

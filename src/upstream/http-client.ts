@@ -82,6 +82,7 @@ export const connectHttp = async (
         signal: signal ? AbortSignal.any([limit, signal]) : limit,
       });
     } catch (e) {
+      if (signal?.aborted) throw new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' });
       const timedOut = e instanceof Error && e.name === 'TimeoutError';
       throw new RpcFailure({
         code: timedOut ? ERR.timeout : ERR.unavailable,
@@ -94,10 +95,17 @@ export const connectHttp = async (
     method: string,
     params: Record<string, unknown> | undefined,
     timeoutMs: number,
+    signal?: AbortSignal,
   ): Promise<Record<string, unknown>> => {
     if (closed) throw new RpcFailure({ code: ERR.unavailable, message: 'connection closed' });
     const id = nextId++;
-    const res = await post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, timeoutMs);
+    // Cancellation propagates: the request is aborted and the backend is told to stop the work.
+    signal?.addEventListener(
+      'abort',
+      () => void post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }, 5_000).catch(() => undefined),
+      { once: true },
+    );
+    const res = await post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, timeoutMs, signal);
     if (res.status === 404 && sessionId) {
       closed = true;
       ev.onExit('backend session expired');
