@@ -18,6 +18,8 @@ export interface ChildFrameDeps {
   log: Logger;
   /** A child's list changed: its surface is re-vetted before the front is told. */
   onListChanged: (server: string, scope: ChildScope, method: string) => void;
+  /** The server retreated to dedicated children (after its shared ones stopped). */
+  onRetreated: (server: string) => void;
 }
 
 /**
@@ -80,6 +82,7 @@ export class ChildFrames {
     );
     this.d.out.notify('lanegate/hazard', { server, code });
     void slot.retreat().then(() => {
+      this.d.onRetreated(server);
       this.d.out.notify('notifications/tools/list_changed', { _meta: { 'lanegate/server': server, 'lanegate/lanes': 'all' } });
     });
   }

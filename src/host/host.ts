@@ -69,6 +69,11 @@ export class Host {
       resources: this.resources,
       log,
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
+      // Subscriptions held on a retreated shared child move to each lane's own, started now.
+      onRetreated: (server) => {
+        const slot = this.slots.get(server);
+        for (const { lane, era } of this.resources.retreat(server)) void slot?.conn(lane, era).catch(() => undefined);
+      },
     });
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated');
   }

@@ -1,5 +1,5 @@
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
-import type { UpstreamConn } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
 import { type Holder, ResourceSubs } from './resource-subs.js';
 
 /**
@@ -75,6 +75,23 @@ export class ResourceRelay {
   renew(server: string, childKey: string, conn: UpstreamConn): Promise<unknown[]> {
     const child = `${server}\u0000${childKey}`;
     return Promise.all(this.subs.uris(child).map((uri) => this.upstream(server, child, conn, uri).catch(() => undefined)));
+  }
+
+  /**
+   * The server retreated from shared to dedicated: each holder's subscriptions move from the shared
+   * child to its lane's own, which is subscribed when it connects. Returns the children to start.
+   */
+  retreat(server: string): { lane: string; era: Era }[] {
+    const moved = new Map<string, { lane: string; era: Era }>();
+    for (const e of this.subs.entries(`${server}\u0000*|`)) {
+      const era: Era = e.child.endsWith('|modern') ? 'modern' : 'legacy';
+      this.subs.remove(e.child, e.uri, e.holder);
+      this.listens.get(`${e.child}\u0000${e.uri}`)?.abort();
+      this.listens.delete(`${e.child}\u0000${e.uri}`);
+      this.subs.add(`${server}\u0000${e.holder.lane}|${era}`, e.uri, e.holder);
+      moved.set(`${e.holder.lane}|${era}`, { lane: e.holder.lane, era });
+    }
+    return [...moved.values()];
   }
 
   holders(server: string, childKey: string, uri: string): Holder[] {

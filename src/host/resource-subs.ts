@@ -44,6 +44,16 @@ export class ResourceSubs {
     return [...(this.byChild.get(child)?.keys() ?? [])];
   }
 
+  /** Every (child, uri, holder) whose child key starts with `prefix`. */
+  entries(prefix: string): { child: string; uri: string; holder: Holder }[] {
+    const out: { child: string; uri: string; holder: Holder }[] = [];
+    for (const [child, uris] of this.byChild) {
+      if (!child.startsWith(prefix)) continue;
+      for (const [uri, holders] of uris) for (const h of holders.values()) out.push({ child, uri, holder: h });
+    }
+    return out;
+  }
+
   /** Whether any holder keeps this child subscribed to anything (it must not idle out). */
   held(child: string): boolean {
     return (this.byChild.get(child)?.size ?? 0) > 0;

@@ -188,4 +188,32 @@ describe('resource updates reach exactly the holders that subscribed, on a share
     }
     assert.deepEqual(left, []);
   });
+
+  it("when the shared child is retreated from (a hazard), a subscription moves to its lane's own child", async () => {
+    const a1 = await legacySession(gw.url, ta);
+    const sa1 = await getStream(a1);
+    try {
+      assert.equal((await rpc(a1, 2, 'resources/subscribe', { uri: URI })).status, 200);
+      await touch(tb); // both lanes use the shared child
+      // A request of its client with no call to belong to, on a child two lanes use: a hazard.
+      await modernPost(gw.url, tb, 3, 'tools/call', { name: 'watch_ask', arguments: {} });
+      let procs: { lane?: string }[] = [];
+      for (let i = 0; i < 100 && !procs.some((c) => c.lane === 'a'); i += 1) {
+        await sleep(100);
+        const r = (await api('/api/processes')) as { hosts: Record<string, { children: { server: string; lane?: string }[] }> };
+        procs = Object.values(r.hosts).flatMap((h) => h.children.filter((c) => c.server === 'watch'));
+      }
+      assert.ok(
+        procs.some((c) => c.lane === 'a'),
+        `lane a's own child runs: ${JSON.stringify(procs)}`,
+      );
+      assert.deepEqual(await touch(ta), ['fixture://info'], "lane a's own child holds the subscription");
+      let got: Record<string, unknown> | undefined;
+      for (let i = 0; i < 20 && got?.method !== 'notifications/resources/updated'; i += 1) got = await sa1.next(500);
+      assert.deepEqual(got?.params, { uri: URI });
+      assert.deepEqual(await touch(tb), [], "lane b's own child holds nothing");
+    } finally {
+      sa1.close();
+    }
+  });
 });
