@@ -45,14 +45,23 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     if (s.resources.size > 0) void changeResources({ ...d(), era: 'legacy', holder: s.id }, s.lane, [...s.resources], false);
   };
 
+  // The allowed Host and Origin sets, built once per policy (a reload replaces the policy object).
+  let allowed: { policy: unknown; port: number; hosts: Set<string>; origins: Set<string> } | undefined;
+  const allowedNow = (): { hosts: Set<string>; origins: Set<string> } => {
+    if (allowed?.policy !== gw.policy || allowed.port !== gw.port) {
+      const extraHosts = gw.policy.gateway.publicUrl ? [new URL(gw.policy.gateway.publicUrl).host] : [];
+      allowed = {
+        policy: gw.policy,
+        port: gw.port,
+        hosts: allowedHosts(gw.port, extraHosts),
+        origins: allowedOrigins(gw.port, gw.policy.gateway.allowedOrigins),
+      };
+    }
+    return allowed;
+  };
   app.use('*', async (c, next) => {
-    const extraHosts = gw.policy.gateway.publicUrl ? [new URL(gw.policy.gateway.publicUrl).host] : [];
-    const why = checkHostAndOrigin(
-      c.req.header('host'),
-      c.req.header('origin'),
-      allowedHosts(gw.port, extraHosts),
-      allowedOrigins(gw.port, gw.policy.gateway.allowedOrigins),
-    );
+    const { hosts, origins } = allowedNow();
+    const why = checkHostAndOrigin(c.req.header('host'), c.req.header('origin'), hosts, origins);
     if (why) {
       gw.metrics.httpRefused.inc({ reason: 'host_or_origin' });
       return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);

@@ -47,6 +47,8 @@ export interface SlotHooks {
     kind: 'started' | 'crashed' | 'stopped' | 'start_failed';
     pid?: number;
     detail?: string;
+    /** The version the started child reports (the front notes it for the verdict cache). */
+    version?: string;
   }) => void;
 }
 
