@@ -12,6 +12,7 @@ export type ErrorCode =
   | 'upstream_unavailable'
   | 'upstream_refused'
   | 'key_missing'
+  | 'records_corrupt'
   | 'internal';
 
 export class LanegateError extends Error {

@@ -79,7 +79,7 @@ const main = async (argv: string[]): Promise<number> => {
       });
       const policy = loadOrReport(values.policy ?? defaultPolicy);
       if (!policy) return 1;
-      if (cmd === 'review') return (await import('./review.js')).runReview(policy, values.json ?? false);
+      if (cmd === 'review') return (await import('./review.js')).runReview(policy, values.json ?? false, values.url);
       if (cmd === 'measure') return (await import('./measure.js')).runMeasure(policy, values.url);
       if (cmd === 'reload') return (await import('./reload.js')).runReload(policy, values.url);
       const server = positionals[0];

@@ -3,6 +3,9 @@ import type { Policy } from '../policy/model.js';
 import { readGuard } from '../records/guard-file.js';
 import { Ledger, ledgerFile } from '../records/ledger.js';
 import { readVerdicts } from '../records/verdicts.js';
+import type { RecordProblem } from '../records/atomic.js';
+import { readOperatorToken } from '../front/operator.js';
+import { gatewayBase } from './operator-api.js';
 import { identityOf } from '../shareability/launch-identity.js';
 import { buildReview, type ReviewRow } from '../shareability/review.js';
 
@@ -39,8 +42,19 @@ export const renderReview = (rows: ReviewRow[]): string => {
     out.push(`  measured:   ${when(r.measuredAt)}`);
     if (r.coverage)
       out.push(
-        `  coverage:   ${r.coverage.exercised.length}/${r.coverage.listed} tools exercised by the probe (${r.coverage.exercised.join(', ') || 'none'})`,
+        `  coverage:   ${r.coverage.exercised.length}/${r.coverage.listed} listed items exercised by the probe in every run (${r.coverage.exercised.join(', ') || 'none'})`,
       );
+    if (r.placement === 'shared') {
+      out.push(`  scope:      ${r.scope.join(', ') || 'none'} — the shared child runs only these (plus listings and ping)`);
+      out.push('              any other request moves the lane making it to a dedicated child of its own');
+    }
+    if (r.refuted.length > 0)
+      out.push(`  refuted:    ${r.refuted.join(', ')} — never inside the scope until a demonstration exercising it passes`);
+    if (r.live) {
+      if (r.placement === 'shared') out.push(`  on shared:  ${r.live.sharedLanes.join(', ') || 'no lane has called it yet'}`);
+      for (const e of r.live.escalations)
+        out.push(`  escalated:  lane ${e.lane} runs it dedicated since ${when(e.at / 1000)}: it called ${escapeUntrusted(e.request, 200)}`);
+    }
     out.push(`  guard:      ${r.guard}`);
     if (r.drift) out.push(`  drift:      ${escapeUntrusted(r.drift, 300)}`);
     out.push('  reasons:');
@@ -61,22 +75,56 @@ export const renderReview = (rows: ReviewRow[]): string => {
   return `${out.join('\n')}\n`;
 };
 
-/** Rows from the records on disk, loaded once (works with the gateway stopped). */
-export const reviewFromRecords = (policy: Policy): ReviewRow[] => {
+/** Rows from the records on disk, loaded once (works with the gateway stopped), and any unreadable file. */
+export const reviewFromRecords = (policy: Policy): { rows: ReviewRow[]; problems: RecordProblem[] } => {
   const stateDir = policy.gateway.stateDir;
   const ledger = new Ledger(ledgerFile(stateDir));
-  return buildReview({
+  const v = readVerdicts(stateDir);
+  const problems = [ledger.problem, v.problem].filter((p): p is RecordProblem => p !== undefined);
+  const rows = buildReview({
     policy,
     identities: Object.fromEntries(Object.values(policy.servers).map((s) => [s.name, identityOf(policy, s)])),
     ledger: Object.fromEntries(Object.keys(policy.servers).map((n) => [n, ledger.recordsOf(n)])),
-    verdicts: readVerdicts(stateDir),
+    ...(ledger.quarantined ? { ledgerQuarantined: true } : {}),
+    verdicts: v.verdicts,
     guard: readGuard(stateDir),
     liveVersions: {},
   });
+  return { rows, problems };
 };
 
-export const runReview = (policy: Policy, json: boolean): number => {
-  const rows = reviewFromRecords(policy);
-  process.stdout.write(json ? `${JSON.stringify({ servers: rows }, null, 2)}\n` : renderReview(rows));
-  return 0;
+/** The running gateway's rows (with lanes on shared children and escalations), or undefined if none answers. */
+const liveRows = async (policy: Policy, url?: string): Promise<ReviewRow[] | undefined> => {
+  const token = process.env.LANEGATE_OPERATOR_TOKEN ?? readOperatorToken(policy.gateway.stateDir);
+  if (!token) return undefined;
+  try {
+    const r = await fetch(`${gatewayBase(policy, url)}/api/servers`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: AbortSignal.timeout(2000),
+    });
+    if (!r.ok) return undefined;
+    return ((await r.json()) as { servers: ReviewRow[] }).servers;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * `lanegate review`: from the running gateway when one answers (it adds what only it knows: lanes
+ * on each shared child, escalations, drift), else from the records on disk.
+ */
+export const runReview = async (policy: Policy, json: boolean, url?: string): Promise<number> => {
+  const disk = reviewFromRecords(policy);
+  for (const p of disk.problems) process.stderr.write(`error: records file ${p.file} ${p.reason}; ${p.remedy}\n`);
+  const live = await liveRows(policy, url);
+  const rows = live ?? disk.rows;
+  const source = live
+    ? 'the running gateway'
+    : 'the records on disk (no gateway answered: lanes on shared children and escalations not shown)';
+  process.stdout.write(
+    json
+      ? `${JSON.stringify({ source: live ? 'gateway' : 'records', servers: rows }, null, 2)}\n`
+      : `# from ${source}\n${renderReview(rows)}`,
+  );
+  return disk.problems.length > 0 ? 1 : 0;
 };

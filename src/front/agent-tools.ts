@@ -72,6 +72,7 @@ export const laneStatus = (
   tools: Record<string, unknown>[],
   absent: Absence[],
   drift: Record<string, string> = {},
+  escalated: Record<string, { request: string; at: number }> = {},
 ): Record<string, unknown> => {
   const loadout = policy.lanes[lane]?.servers ?? [];
   const servers = loadout.map((name) => {
@@ -82,7 +83,19 @@ export const laneStatus = (
       return { server: name, state: 'disabled', reason: 'disabled in the policy', remedy: `set servers.${name}.enabled: true` };
     if (gone) return { server: name, prefix: s.prefix, state: 'missing', reason: gone.reason, remedy: remedyFor(name, gone.reason) };
     const d = drift[name];
-    return { server: name, prefix: s.prefix, state: 'serving', tools: count, ...(d ? { drift: d, remedy: remedyFor(name, 'drift') } : {}) };
+    const e = escalated[name];
+    return {
+      server: name,
+      prefix: s.prefix,
+      state: 'serving',
+      tools: count,
+      ...(e
+        ? {
+            placement: `served dedicated for this lane since it called ${e.request}, which the demonstration did not cover; widen the probe (servers.${name}.probe) to share it`,
+          }
+        : {}),
+      ...(d ? { drift: d, remedy: remedyFor(name, 'drift') } : {}),
+    };
   });
   const missing = servers.filter((s) => s.state !== 'serving').length;
   return {

@@ -19,6 +19,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     inflight: gw.inflight,
     serverInfo: { name: 'lanegate', version: '0.1.0' },
     drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),
+    escalated: (lane) => gw.escalations.ofLane(lane),
     instructions: INSTRUCTIONS,
     auth: gw.auth,
     sessions: gw.sessions,
@@ -92,7 +93,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     if (!bearer && !browser) return c.json({ error: 'operator token required' }, 401);
     await next();
   });
-  app.get('/dashboard', (c) => {
+  app.get('/dashboard', async (c) => {
     if (!dash.valid(c.req.header('cookie'))) return c.html(renderLogin(), 401);
     const lanes = Object.values(gw.policy.lanes).map((l) => {
       const seen = gw.lastSeen.get(l.name);
@@ -108,10 +109,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     const refusals = Object.entries(gw.guard.servers)
       .filter(([, g]) => g.status === 'refused')
       .flatMap(([server, g]) => g.findings.slice(0, 3).map((f) => ({ server, tool: f.item, finding: f.finding, matched: f.matched })));
-    const inventory = Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]));
-    return c.html(
-      renderDashboard({ rows: gw.evidence.review(gw.guard, inventory), lanes, refusals, measure: gw.evaluator.progress, now: Date.now() }),
-    );
+    return c.html(renderDashboard({ rows: await gw.liveReview(), lanes, refusals, measure: gw.evaluator.progress, now: Date.now() }));
   });
   app.post('/dashboard/login', async (c) => {
     const form = await c.req.parseBody();
@@ -122,9 +120,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     }
     return c.body(null, 303, { location: '/dashboard', 'set-cookie': dash.cookie(dash.create()) });
   });
-  app.get('/api/servers', (c) =>
-    c.json({ servers: gw.evidence.review(gw.guard, Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]))) }),
-  );
+  app.get('/api/servers', async (c) => c.json({ servers: await gw.liveReview() }));
   app.post('/api/measure', (c) => c.json(gw.evaluator.startUncapped(), 202));
   app.post('/api/reload', async (c) => {
     const r = await gw.reload();

@@ -50,7 +50,7 @@ export const renderDashboard = (v: DashboardView): string => {
 <td>${esc(r.domain)}<div class="note">${esc(r.kind)}</div></td><td class="${esc(r.placement)}">${esc(r.placement)}</td>
 <td class="${r.strength === 'refuted' ? 'refuted' : ''}">${esc(r.strength)}</td>
 <td>${r.reasons.map((x) => `<div><span class="tag">${esc(x.code)}</span> <span class="note">${esc(x.detail)}</span></div>`).join('')}</td>
-<td>${r.coverage ? `${r.coverage.exercised.length}/${r.coverage.listed}` : '—'}</td>
+<td>${r.coverage ? `${r.coverage.exercised.length}/${r.coverage.listed}` : '—'}${r.scope.length > 0 ? `<div class="note">scope: ${esc(r.scope.join(', '))}</div>` : ''}${r.refuted.length > 0 ? `<div class="tag warn">refuted: ${esc(r.refuted.join(', '))}</div>` : ''}${r.live && r.placement === 'shared' ? `<div class="note">on the shared child: ${esc(r.live.sharedLanes.join(', ') || 'no lane yet')}</div>` : ''}${(r.live?.escalations ?? []).map((e) => `<div class="tag">${esc(e.lane)} dedicated since ${esc(e.request)}</div>`).join('')}</td>
 <td>${r.hazards.length === 0 ? '—' : r.hazards.map((h) => `<div class="${h.current ? 'tag warn' : 'note'}">${esc(h.record.codes.join(', '))} ×${h.record.count}${h.current ? '' : ' (old launch)'}</div>`).join('')}</td>
 <td class="guard-${esc(r.guard)}">${r.guard === 'refused' ? '<span class="tag warn">refused</span>' : esc(r.guard)}</td>
 <td>${r.drift ? `<span class="tag warn">${esc(r.drift)}</span>` : '—'}</td>
@@ -77,7 +77,7 @@ export const renderDashboard = (v: DashboardView): string => {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lanegate</title><meta name="viewport" content="width=device-width">
 <style>${STYLE}</style></head><body><h1>lanegate</h1><div class="note">Sharing is earned: a server shares a process only when measured stateless and in one trust domain.</div>
 <h2>Servers</h2><p><button id="measure">Measure now</button> <span id="bar"><span id="fill" style="display:block"></span></span> <span id="progress" class="note"></span></p>
-<table><tr><th>server</th><th>domain</th><th>placement</th><th>evidence</th><th>reasons</th><th>probe coverage</th><th>ledger</th><th>guard</th><th>drift</th><th>co-location refused by</th></tr>
+<table><tr><th>server</th><th>domain</th><th>placement</th><th>evidence</th><th>reasons</th><th>probe coverage and scope</th><th>ledger</th><th>guard</th><th>drift</th><th>co-location refused by</th></tr>
 ${servers}</table>
 <h2>Guard refusals</h2>${refusals}
 <h2>Lanes</h2><table><tr><th>lane</th><th>loadout</th><th>catalog</th><th>state</th><th>connection</th></tr>${lanes}</table>

@@ -33,6 +33,8 @@ export interface DispatchDeps {
   trace?: { traceparent?: string; tracestate?: string };
   /** Declared-inventory drift lines per server (shown in lanegate_status). */
   drift: () => Record<string, string>;
+  /** For a lane: the servers it was moved off a shared child for, and by which request. */
+  escalated: (lane: string) => Record<string, { request: string; at: number }>;
   instructions: string;
 }
 
@@ -110,7 +112,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     if (name === STATUS_TOOL) {
       const listing = await d.catalog.list(lane, 'tools/list', d.era);
-      return { status: 200, result: toolText(laneStatus(d.policy(), lane, listing.items, listing.absent, d.drift())) };
+      return { status: 200, result: toolText(laneStatus(d.policy(), lane, listing.items, listing.absent, d.drift(), d.escalated(lane))) };
     }
     if (mode === 'search' && name === SEARCH_TOOL) {
       const listing = await d.catalog.list(lane, 'tools/list', d.era);

@@ -4,6 +4,7 @@ import type { DemonstrationResult } from '../records/verdicts.js';
 import { SCHEMA } from '../records/verdicts.js';
 import type { PreflightOutcome } from '../host/measure.js';
 import type { Evidence } from './evidence.js';
+import { withStanding } from '../shareability/standing.js';
 
 /** A pass reached from a request measures at most this many servers; the rest read as unknown until the next. */
 export const MAX_EVALUATIONS_PER_PASS = 2;
@@ -110,6 +111,8 @@ export class Evaluator {
         this.log.warn({ event: 'preflight_not_run', server: s.name, detail: pre.error }, `pre-flight of "${s.name}" could not run`);
         return false;
       }
+      // Refutations stand for their requests until a demonstration exercises them and passes.
+      const shown = withStanding(this.evidence.row(s.name)?.demonstration, demo, Date.now() / 1000);
       this.evidence.setRow(s.name, {
         identity: this.evidence.identities[s.name] ?? '',
         schema: SCHEMA,
@@ -121,10 +124,17 @@ export class Evaluator {
         ...(pre.reportedVersion ? { reportedVersion: pre.reportedVersion } : {}),
         ...(pre.error ? { error: pre.error } : {}),
         degradations: pre.degradations,
-        ...(demo ? { demonstration: demo } : {}),
+        ...(shown ? { demonstration: shown } : {}),
       });
       this.log.info(
-        { event: 'measured', server: s.name, ran: pre.ran, demonstrated: demo?.passed ?? null, refutations: demo?.refutations.length ?? 0 },
+        {
+          event: 'measured',
+          server: s.name,
+          ran: pre.ran,
+          demonstrated: shown?.passed ?? null,
+          scope: shown?.scope ?? [],
+          refutations: shown?.refutations.length ?? 0,
+        },
         `measured "${s.name}"`,
       );
       return pre.ran;

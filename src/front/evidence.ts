@@ -1,6 +1,7 @@
 import type { Policy } from '../policy/model.js';
 import type { GuardFile } from '../records/guard-file.js';
 import { Ledger, ledgerFile } from '../records/ledger.js';
+import { type RecordProblem, recordsDir, sweepTemps } from '../records/atomic.js';
 import { currentRow, readVerdicts, type VerdictFile, type VerdictRow, writeVerdicts } from '../records/verdicts.js';
 import { identityOf } from '../shareability/launch-identity.js';
 import type { Placement } from '../shareability/placement.js';
@@ -17,9 +18,17 @@ export class Evidence {
   identities: Record<string, string> = {};
   readonly liveVersions: Record<string, string> = {};
 
+  /** Records files that exist but could not be read, each read on the unsafe side (see records/). */
+  readonly problems: RecordProblem[] = [];
+
   constructor(private policy: Policy) {
-    this.ledger = new Ledger(ledgerFile(policy.gateway.stateDir));
-    this.verdicts = readVerdicts(policy.gateway.stateDir);
+    // The front is the records' single writer: a temp file of a writer that died is litter.
+    sweepTemps(recordsDir(policy.gateway.stateDir));
+    this.ledger = new Ledger(ledgerFile(policy.gateway.stateDir), true);
+    if (this.ledger.problem) this.problems.push(this.ledger.problem);
+    const v = readVerdicts(policy.gateway.stateDir, true);
+    this.verdicts = v.verdicts;
+    if (v.problem) this.problems.push(v.problem);
     this.onPolicy(policy);
   }
 
@@ -56,11 +65,17 @@ export class Evidence {
       policy: this.policy,
       identities: this.identities,
       ledger,
+      ...(this.ledger.quarantined ? { ledgerQuarantined: true } : {}),
       verdicts: this.verdicts,
       guard,
       liveVersions: this.liveVersions,
       inventory,
     });
+  }
+
+  /** The demonstrated scope of each server under its current identity (empty when none passed). */
+  scopes(): Record<string, string[]> {
+    return Object.fromEntries(Object.keys(this.policy.servers).map((n) => [n, this.row(n)?.demonstration?.scope ?? []]));
   }
 
   placements(guard: GuardFile): Record<string, Placement> {

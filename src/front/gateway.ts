@@ -23,6 +23,9 @@ import { Mrtr } from './mrtr.js';
 import { type GuardFile, readGuard } from '../records/guard-file.js';
 import { recordGuardReport, recordHazard } from './record-events.js';
 import type { GuardReport } from '../host/guard.js';
+import { readTrust } from '../records/trust-file.js';
+import { Escalations } from './escalations.js';
+import type { ReviewRow } from '../shareability/review.js';
 
 const LIST_OF: Record<string, ListMethod[]> = {
   'notifications/tools/list_changed': ['tools/list'],
@@ -66,6 +69,8 @@ export class Gateway {
   /** Declared-inventory drift per server, as the hosts last reported it. */
   readonly inventory: Record<string, { line: string; withheld: boolean; at: string }> = {};
   readonly evaluator: Evaluator;
+  /** Lanes moved off shared children by requests outside the demonstrated scope (until their host restarts). */
+  readonly escalations = new Escalations();
 
   /** The listen port came from the command line, not the policy (a reload may not change the policy's). */
   get portOverridden(): boolean {
@@ -75,8 +80,16 @@ export class Gateway {
   constructor(private readonly o: GatewayOptions) {
     this.policy = o.policy;
     this.log = o.log;
-    this.guard = readGuard(o.policy.gateway.stateDir);
+    // Records fail closed. An unreadable guard or trust file stops the start (records_corrupt):
+    // admission pins and operators' overrides are security decisions that must not vanish.
+    this.guard = readGuard(o.policy.gateway.stateDir, true);
+    readTrust(o.policy.gateway.stateDir, true);
     this.evidence = new Evidence(o.policy);
+    for (const p of this.evidence.problems)
+      o.log.error(
+        { event: 'records_unreadable', file: p.file, reason: p.reason, copy: p.copy, remedy: p.remedy },
+        `records file ${p.file} ${p.reason}; ${p.copy ? `kept as ${p.copy}; ` : ''}${p.remedy}`,
+      );
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
     this.hosts = new HostManager(
       (key) => this.hostConfig(key),
@@ -123,8 +136,11 @@ export class Gateway {
     const d = this.policy.domains[domain];
     if (!d || d.perLane !== (lane !== undefined)) return undefined;
     if (lane !== undefined && !this.policy.lanes[lane]?.enabled) return undefined;
-    const cfg = hostConfigFor(this.policy, key, domain, lane, this.placements(), this.guard);
-    this.log.info({ event: 'host_placements', host: key, placements: cfg.placements }, 'placements decided at host start');
+    const cfg = hostConfigFor(this.policy, key, domain, lane, this.placements(), this.guard, this.evidence.scopes());
+    this.log.info(
+      { event: 'host_placements', host: key, placements: cfg.placements, scopes: cfg.scopes },
+      'placements decided at host start',
+    );
     return cfg;
   }
 
@@ -178,6 +194,15 @@ export class Gateway {
       this.sessions.deliverToHolders(p.lane, p.holders.map(String), { jsonrpc: '2.0', method: p.method, params: p.params ?? {} });
       return;
     }
+    if (n.method === 'lanegate/escalated') {
+      const p = (n.params ?? {}) as { server?: string; lane?: string; request?: string; at?: number };
+      if (!p.server || !p.lane || !this.policy.lanes[p.lane]) return;
+      const request = String(p.request ?? '');
+      this.escalations.add({ server: p.server, lane: p.lane, request, at: Number(p.at ?? Date.now()), host: key });
+      this.metrics.escalations.inc({ server: p.server, lane: p.lane });
+      this.log.info({ event: 'lane_escalated', server: p.server, lane: p.lane, request, host: key }, 'lane moved to a dedicated child');
+      return;
+    }
     if (n.method === 'lanegate/hazard') {
       this.onHazard(key, String(n.params?.server ?? ''), String(n.params?.code ?? ''));
       return;
@@ -206,6 +231,7 @@ export class Gateway {
 
   private onHostExit(key: string): void {
     this.metrics.restarts.inc({ kind: 'host', server: key });
+    this.escalations.forgetHost(key);
     const lanes = Object.values(this.policy.lanes)
       .filter((l) =>
         l.servers.some((s) => {
@@ -242,6 +268,31 @@ export class Gateway {
     // Sessions abandoned without DELETE end after their idle limit and let go of what they hold.
     setInterval(() => this.sessions.sweep(), 60_000).unref();
     return this.url();
+  }
+
+  /**
+   * The review rows with what only the running gateway knows: the lanes on each shared child now,
+   * and the lanes escalated off it (and by which request). Dashboard, /api and `lanegate review`
+   * all read these rows.
+   */
+  async liveReview(): Promise<ReviewRow[]> {
+    const inventory = Object.fromEntries(Object.entries(this.inventory).map(([k, v]) => [k, v.line]));
+    const rows = this.evidence.review(this.guard, inventory);
+    const onShared = new Map<string, Set<string>>();
+    for (const [key, pid] of Object.entries(this.hosts.pids())) {
+      if (pid === undefined) continue;
+      const r = await this.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
+      for (const p of (r.processes as { server: string; lanes?: string[] }[] | undefined) ?? []) {
+        if (!p.lanes) continue;
+        const set = onShared.get(p.server) ?? new Set<string>();
+        for (const l of p.lanes) set.add(l);
+        onShared.set(p.server, set);
+      }
+    }
+    return rows.map((r) => ({
+      ...r,
+      live: { sharedLanes: [...(onShared.get(r.server) ?? [])].sort(), escalations: this.escalations.ofServer(r.server) },
+    }));
   }
 
   /** Hot reload (SIGHUP, `lanegate reload`): see reload.ts. */

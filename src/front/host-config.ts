@@ -15,6 +15,7 @@ export const hostConfigFor = (
   lane: string | undefined,
   placements: Record<string, Placement>,
   guard: GuardFile = { schema: 1, servers: {} },
+  scopes: Record<string, string[]> = {},
 ): HostConfig => {
   const servers = Object.values(policy.servers).filter((s) => s.domain === domain && s.enabled);
   const names = new Set(servers.map((s) => s.name));
@@ -32,6 +33,7 @@ export const hostConfigFor = (
     secrets: secretFilesFor(policy, domain, lane),
     servers,
     placements: Object.fromEntries(servers.map((s) => [s.name, placements[s.name] ?? 'dedicated'])),
+    scopes: Object.fromEntries(servers.filter((s) => placements[s.name] === 'shared').map((s) => [s.name, scopes[s.name] ?? []])),
     lanes,
     pins: Object.fromEntries(
       servers.flatMap((s) => {

@@ -55,6 +55,12 @@ export class Metrics {
     labelNames: ['server', 'code'],
     registers: [this.registry],
   });
+  readonly escalations = new Counter({
+    name: 'lanegate_escalations_total',
+    help: 'Lanes moved off a shared child by a request outside its demonstrated scope',
+    labelNames: ['server', 'lane'],
+    registers: [this.registry],
+  });
   readonly guard = new Counter({
     name: 'lanegate_guard_reports_total',
     help: 'Guard verdicts on upstream surfaces',

@@ -15,6 +15,8 @@ export interface HostConfig {
   secrets: { name: string; file: string }[];
   servers: ServerConfig[];
   placements: Record<string, Placement>;
+  /** For each shared server, the demonstrated scope (`tools/call echo`, …): a shared child runs only these. */
+  scopes: Record<string, string[]>;
   /** lane → the servers of this host in its loadout. */
   lanes: Record<string, string[]>;
   /** Surfaces pinned at earlier admissions: a different surface now is drift. */

@@ -60,11 +60,23 @@ export class HostGuard {
     const v = trustVersion(this.stateDir);
     if (v === this.trustSeen) return [];
     this.trustSeen = v;
-    this.overrides = readTrust(this.stateDir);
+    let unreadable = false;
+    try {
+      this.overrides = readTrust(this.stateDir);
+    } catch (e) {
+      // Fail closed: no override holds while the file cannot be read; every surface is re-vetted.
+      unreadable = true;
+      this.overrides = [];
+      this.log.error(
+        { event: 'records_unreadable', file: 'trust.json', detail: e instanceof Error ? e.message : 'unreadable' },
+        'trust overrides unreadable: none applied',
+      );
+    }
     const changed: string[] = [];
     for (const [server, st] of this.state) {
-      if (st.status !== 'refused') continue;
-      if (this.vet(server, st.surface) === 'admitted') changed.push(server);
+      if (st.status !== 'refused' && !unreadable) continue;
+      const before = st.status;
+      if (this.vet(server, st.surface) !== before) changed.push(server);
     }
     return changed;
   }

@@ -19,6 +19,7 @@ import { ChildFrames } from './child-frames.js';
 import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
+import { inScope } from '../shareability/scope.js';
 
 type Params = Record<string, unknown>;
 
@@ -121,7 +122,16 @@ export class Host {
         added.push(s.name);
       }
     }
-    this.cfg = { ...next, pins: this.cfg.pins };
+    // A running shared child keeps the scope it started with: widening it is a promotion, and
+    // promotion happens only when a host starts. Added servers take the new one.
+    const scopes = { ...next.scopes };
+    for (const name of this.slots.keys()) {
+      if (added.includes(name)) continue;
+      const kept = this.cfg.scopes?.[name];
+      if (kept) scopes[name] = kept;
+      else delete scopes[name];
+    }
+    this.cfg = { ...next, scopes, pins: this.cfg.pins };
     this.log.info({ event: 'host_reconfigured', stopped, added, lanes: Object.keys(next.lanes) }, 'host reconfigured');
     return { stopped, added };
   }
@@ -136,7 +146,7 @@ export class Host {
       };
     }
     if (req.method === 'ping') return {};
-    if (req.method === 'lanegate/processes') return { processes: this.processes() };
+    if (req.method === 'lanegate/processes') return { processes: this.processes(), escalations: this.escalations() };
     if (req.method === 'lanegate/configure') return this.reconfigure(params.config as unknown as HostConfig);
     if (req.method === 'lanegate/measure') return this.measure(String(params.server ?? ''), params.demonstrate === true);
     const { lane, era, holder } = readCaller(params, this.cfg.lanes, this.cfg.lane);
@@ -247,6 +257,11 @@ export class Host {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
     }
     this.refreshTrust();
+    // A shared child executes only what was demonstrated: anything else moves THIS lane first.
+    if (slot.sharedFor(lane)) {
+      const v = inScope(new Set(this.cfg.scopes?.[slot.config.name] ?? []), method, params);
+      if (!v.inside) await this.escalate(slot, lane, v.request);
+    }
     let conn: UpstreamConn;
     try {
       conn = await slot.conn(lane, era);
@@ -278,6 +293,24 @@ export class Host {
     }
   }
 
+  /**
+   * Evidence scope: the lane's first request outside the demonstration moves it to a dedicated
+   * child of its own for this server until the host restarts; its subscriptions move with it.
+   * An event, not a hazard.
+   */
+  private async escalate(slot: ServerSlot, lane: string, request: string): Promise<void> {
+    const server = slot.config.name;
+    if (!slot.escalate(lane, request)) return;
+    const at = Date.now();
+    this.log.info(
+      { event: 'lane_escalated', server, lane, request: escapeUntrusted(request, 200) },
+      `lane "${lane}" now runs "${server}" dedicated: it called ${escapeUntrusted(request, 200)}, which the demonstration did not cover`,
+    );
+    this.out.notify('lanegate/escalated', { server, lane, request, at });
+    for (const c of await this.resources.escalate(server, lane, (era) => slot.sharedConn(era)))
+      void slot.conn(c.lane, c.era).catch(() => undefined);
+  }
+
   /** Pre-flight (and the demonstration if the policy names a probe) on scratch processes. */
   private async measure(server: string, withProbe: boolean): Promise<Params> {
     const slot = this.slots.get(server);
@@ -306,10 +339,21 @@ export class Host {
     else tell();
   }
 
-  processes(): { server: string; placement: string; lane?: string; era: Era; pid: number }[] {
+  processes(): { server: string; placement: string; lane?: string; lanes?: string[]; era: Era; pid: number }[] {
     return [...this.slots.values()].flatMap((s) =>
-      s.pids().map((p) => ({ server: s.config.name, placement: s.placement, ...(p.lane ? { lane: p.lane } : {}), era: p.era, pid: p.pid })),
+      s.pids().map((p) => ({
+        server: s.config.name,
+        placement: p.lane === undefined ? 'shared' : 'dedicated',
+        ...(p.lane ? { lane: p.lane } : { lanes: s.sharedLanes() }),
+        era: p.era,
+        pid: p.pid,
+      })),
     );
+  }
+
+  /** Lanes moved off shared children since this host started, per server. */
+  escalations(): { server: string; lane: string; request: string; at: number }[] {
+    return [...this.slots.values()].flatMap((s) => s.escalations().map((e) => ({ server: s.config.name, ...e })));
   }
 
   async close(): Promise<void> {

@@ -4,6 +4,7 @@ import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { createLogger } from '../log/logger.js';
 import { LinePeer } from '../rpc/peer.js';
 import { launchStdio } from '../upstream/stdio-child.js';
+import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import { connectHttp } from '../upstream/http-client.js';
 import { HOST_CONFIG_ENV, type HostConfig } from './config.js';
 import { Host } from './host.js';
@@ -44,7 +45,7 @@ export const runHost = async (): Promise<void> => {
               ...ev,
               onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
             },
-            { era, fallback },
+            { era, fallback, ...(lane === undefined ? { capabilities: SHARED_CLIENT_CAPABILITIES } : {}) },
           )
         : connectHttp(server, lane, secrets, ev),
     {
@@ -69,6 +70,7 @@ export const runHost = async (): Promise<void> => {
         {
           era: server.upstreamEra === 'modern' ? 'modern' : 'legacy',
           fallback: server.upstreamEra === 'auto',
+          capabilities: SHARED_CLIENT_CAPABILITIES,
           ...(clientInfo ? { clientInfo } : {}),
         },
       );

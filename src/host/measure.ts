@@ -63,37 +63,60 @@ export const preflight = async (spawn: Spawn, timeoutMs: number): Promise<Prefli
 
 const canary = (): string => `lgcanary${randomBytes(8).toString('hex')}`;
 
+/** How many items (tools, prompts, resources) a server lists: the denominator of coverage. */
+const countListed = async (c: UpstreamConn, timeoutMs: number): Promise<number> => {
+  const caps = c.init.capabilities as { tools?: unknown; prompts?: unknown; resources?: unknown };
+  const count = async (has: unknown, method: string, field: string): Promise<number> =>
+    has === undefined
+      ? 0
+      : (((await c.request(method, undefined, timeoutMs).catch((): Record<string, unknown> => ({})))[field] as unknown[] | undefined)
+          ?.length ?? 0);
+  const n = await Promise.all([
+    count(caps.tools, 'tools/list', 'tools'),
+    count(caps.prompts, 'prompts/list', 'prompts'),
+    count(caps.resources, 'resources/list', 'resources'),
+  ]);
+  return n[0] + n[1] + n[2];
+};
+
+/** The params of one probe step for one lane: its arguments with the lane's canary in them. */
+const stepParams = (step: ProbeStepConfig, value: string): Record<string, unknown> =>
+  step.method === 'resources/read' ? { uri: substitute(step.name, value) } : { name: step.name, arguments: substitute(step.args, value) };
+
 /**
- * The demonstration (seed 002): a solo baseline as lane A; ONE fresh process serving lanes A and
- * B in lockstep with distinct canaries; then a restart and lane C. Only the probe the policy
- * names is ever called. The caller block reaches the server only if it advertises the extension.
+ * The demonstration (seed 002): two solo baselines as lane A, each on a FRESH process (what differs
+ * between them is noise); ONE fresh process serving lanes A and B in lockstep with distinct
+ * canaries; then a restart and lane C. Only the probe the policy names is ever run. The caller
+ * block reaches the server only if it advertises the extension.
  */
 export const demonstrate = async (spawn: Spawn, probe: ProbeStepConfig[], timeoutMs: number): Promise<DemonstrationResult> => {
-  const canaries = { base: canary(), a: canary(), b: canary(), c: canary() };
+  const canaries = { base: canary(), base2: canary(), a: canary(), b: canary(), c: canary() };
   const conns: UpstreamConn[] = [];
   const run = async (c: UpstreamConn, lane: string, value: string, i: number): Promise<unknown> => {
     const step = probe[i] as ProbeStepConfig;
     const declares = declaresCallerIdentity(c.init.capabilities, CALLER_IDENTITY_EXT);
-    const params = {
-      name: step.tool,
-      arguments: substitute(step.args, value),
-      ...(declares ? { _meta: { [CALLER_META]: { lane } } } : {}),
-    };
-    return c.request('tools/call', params, timeoutMs).catch((e: unknown) => ({ error: e instanceof Error ? e.message : 'failed' }));
+    const params = { ...stepParams(step, value), ...(declares ? { _meta: { [CALLER_META]: { lane } } } : {}) };
+    return c.request(step.method, params, timeoutMs).catch((e: unknown) => ({ error: e instanceof Error ? e.message : 'failed' }));
   };
-  const solo = async (c: UpstreamConn, lane: string, value: string): Promise<unknown[]> => {
+  const fresh = async (tag: string): Promise<UpstreamConn> => {
+    const c = await spawn(tag);
+    conns.push(c);
+    return c;
+  };
+  const solo = async (tag: string, lane: string, value: string): Promise<unknown[]> => {
+    const c = await fresh(tag);
     const out: unknown[] = [];
     for (let i = 0; i < probe.length; i += 1) out.push(await run(c, lane, value, i));
+    await c.stop();
     return out;
   };
   try {
-    const s = await spawn('demo-baseline');
-    conns.push(s);
-    const listed = (await listTools(s, timeoutMs)).length;
-    const base = await solo(s, 'probe-a', canaries.base);
-    await s.stop();
-    const x = await spawn('demo-shared');
-    conns.push(x);
+    const first = await fresh('demo-listing');
+    const listed = await countListed(first, timeoutMs);
+    await first.stop();
+    const base = await solo('demo-baseline', 'probe-a', canaries.base);
+    const base2 = await solo('demo-baseline-2', 'probe-a', canaries.base2);
+    const x = await fresh('demo-shared');
     const a: unknown[] = [];
     const b: unknown[] = [];
     for (let i = 0; i < probe.length; i += 1) {
@@ -102,10 +125,8 @@ export const demonstrate = async (spawn: Spawn, probe: ProbeStepConfig[], timeou
       b.push(rb);
     }
     await x.stop();
-    const y = await spawn('demo-restart');
-    conns.push(y);
-    const c = await solo(y, 'probe-c', canaries.c);
-    return judgeDemonstration({ probe, canaries, base, a, b, c, listed });
+    const c = await solo('demo-restart', 'probe-c', canaries.c);
+    return judgeDemonstration({ probe, canaries, base, base2, a, b, c, listed });
   } catch (e) {
     return {
       ran: false,
@@ -113,6 +134,7 @@ export const demonstrate = async (spawn: Spawn, probe: ProbeStepConfig[], timeou
       refutations: [],
       notes: [],
       coverage: { exercised: [], listed: 0 },
+      scope: [],
       error: e instanceof Error ? e.message.slice(0, 200) : 'failed',
     };
   } finally {

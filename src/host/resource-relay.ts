@@ -94,6 +94,32 @@ export class ResourceRelay {
     return [...moved.values()];
   }
 
+  /**
+   * ONE lane left the shared child (escalation): its holders' subscriptions move to the lane's own
+   * child; a URI no other lane still holds on the shared child is let go upstream there.
+   * Returns the lane's children to start (they subscribe when they connect).
+   */
+  async escalate(server: string, lane: string, sharedConn: (era: Era) => UpstreamConn | undefined): Promise<{ lane: string; era: Era }[]> {
+    const moved = new Map<string, { lane: string; era: Era }>();
+    const released: Promise<unknown>[] = [];
+    for (const e of this.subs.entries(`${server}\u0000*|`)) {
+      if (e.holder.lane !== lane) continue;
+      const era: Era = e.child.endsWith('|modern') ? 'modern' : 'legacy';
+      if (this.subs.remove(e.child, e.uri, e.holder)) {
+        const key = `${e.child}\u0000${e.uri}`;
+        const conn = sharedConn(era);
+        this.listens.get(key)?.abort();
+        this.listens.delete(key);
+        if (conn && !conn.modern)
+          released.push(conn.request('resources/unsubscribe', { uri: e.uri }, this.timeoutMs(server)).catch(() => undefined));
+      }
+      this.subs.add(`${server}\u0000${lane}|${era}`, e.uri, e.holder);
+      moved.set(era, { lane, era });
+    }
+    await Promise.all(released);
+    return [...moved.values()];
+  }
+
   holders(server: string, childKey: string, uri: string): Holder[] {
     return this.subs.holders(`${server}\u0000${childKey}`, uri);
   }

@@ -82,6 +82,11 @@ export class ServerSlot {
   private closed = false;
   /** `auto`: eras this upstream has shown it does not speak. */
   private readonly unspoken = new Set<Era>();
+  /**
+   * Lanes moved off the shared child for good (until the host restarts), with the first request
+   * outside the demonstrated scope that moved them.
+   */
+  private readonly escalated = new Map<string, { request: string; at: number }>();
 
   constructor(
     readonly config: ServerConfig,
@@ -90,7 +95,41 @@ export class ServerSlot {
   ) {}
 
   attach(lane: string, era: Era): void {
-    if (this.placement === 'shared') this.instances.get(this.keyFor(lane, era))?.attached.add(lane);
+    if (this.sharedFor(lane)) this.instances.get(this.keyFor(lane, era))?.attached.add(lane);
+  }
+
+  /** Whether this lane's requests go to the shared child (placed shared, and the lane never escalated). */
+  sharedFor(lane: string): boolean {
+    return this.placement === 'shared' && !this.escalated.has(lane);
+  }
+
+  /**
+   * Moves ONE lane to a dedicated child of its own, for good (until the host restarts), before the
+   * request that is outside the demonstrated scope runs. The shared child keeps serving the others.
+   * Returns false if the lane was not on the shared child.
+   */
+  escalate(lane: string, request: string, now = Date.now()): boolean {
+    if (!this.sharedFor(lane)) return false;
+    this.escalated.set(lane, { request, at: now });
+    for (const inst of this.instances.values()) if (inst.lane === undefined) inst.attached.delete(lane);
+    return true;
+  }
+
+  /** The shared child's link of this era, if it is up (to let go of what an escalated lane held there). */
+  sharedConn(era: Era): UpstreamConn | undefined {
+    return this.instances.get(`${SHARED_KEY}|${era}`)?.conn;
+  }
+
+  /** Lanes moved off the shared child, and why. */
+  escalations(): { lane: string; request: string; at: number }[] {
+    return [...this.escalated].map(([lane, e]) => ({ lane, ...e }));
+  }
+
+  /** Lanes that have used the shared child(ren) and still do. */
+  sharedLanes(): string[] {
+    const out = new Set<string>();
+    for (const inst of this.instances.values()) if (inst.lane === undefined) for (const l of inst.attached) out.add(l);
+    return [...out].sort();
   }
 
   /** Retreat to dedicated AT ONCE: recycle the shared children; every lane's next call gets its own. */
@@ -126,7 +165,7 @@ export class ServerSlot {
 
   /** The key of the child that serves this lane's requests of this era. */
   keyFor(lane: string, era: Era): string {
-    return `${this.placement === 'shared' ? SHARED_KEY : lane}|${this.linkEra(era)}`;
+    return `${this.sharedFor(lane) ? SHARED_KEY : lane}|${this.linkEra(era)}`;
   }
 
   async conn(lane: string, era: Era = 'legacy'): Promise<UpstreamConn> {
@@ -137,7 +176,7 @@ export class ServerSlot {
     if (!inst || inst.stopping) {
       inst = {
         key,
-        lane: this.placement === 'shared' ? undefined : lane,
+        lane: this.sharedFor(lane) ? undefined : lane,
         era: this.linkEra(era),
         attached: new Set(),
         crashes: 0,

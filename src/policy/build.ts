@@ -1,7 +1,15 @@
 import path from 'node:path';
-import type { Policy, ServerConfig } from './model.js';
+import type { Policy, ProbeStepConfig, ServerConfig } from './model.js';
 import { expandPlaceholders, hasLanePlaceholder, type PlaceholderValues } from './placeholders.js';
-import type { PolicyDoc } from './schema.js';
+import type { PolicyDoc, ProbeStep } from './schema.js';
+
+/** A probe step as the policy writes it (tool, prompt or resource) → what the demonstration runs. */
+export const probeStepOf = (p: ProbeStep): ProbeStepConfig => ({
+  method: p.prompt !== undefined ? 'prompts/get' : p.resource !== undefined ? 'resources/read' : 'tools/call',
+  name: p.prompt ?? p.resource ?? p.tool ?? '',
+  args: p.args,
+  volatile: p.volatile,
+});
 
 /** Builds the resolved model from a validated document. Pure: command paths come resolved. */
 export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Record<string, string>, nodePath: string): Policy => {
@@ -42,7 +50,7 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
       upstreamEra: s.upstreamEra,
       transport,
       perLaneLaunch,
-      ...(s.probe ? { probe: s.probe.map((p) => ({ tool: p.tool, args: p.args, volatile: p.volatile })) } : {}),
+      ...(s.probe ? { probe: s.probe.map(probeStepOf) } : {}),
       ...(s.expect
         ? { expect: { ...(s.expect.version ? { version: s.expect.version } : {}), ...(s.expect.tools ? { tools: s.expect.tools } : {}) } }
         : {}),

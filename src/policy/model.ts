@@ -32,7 +32,10 @@ export type Transport =
   | { kind: 'http'; url: string; headers: Record<string, string> };
 
 export interface ProbeStepConfig {
-  tool: string;
+  /** What the step runs: a tool call, a prompt get or a resource read. */
+  method: 'tools/call' | 'prompts/get' | 'resources/read';
+  /** The tool or prompt name, or the resource URI (unprefixed, as the upstream knows it). */
+  name: string;
   args: Record<string, unknown>;
   volatile: string[];
 }

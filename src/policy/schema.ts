@@ -41,11 +41,17 @@ const http = z.strictObject({
   headers: z.record(z.string(), z.string()).default({}).describe('Values may reference a domain secret as {secret:NAME}'),
 });
 
-const probeStep = z.strictObject({
-  tool: z.string().min(1),
-  args: z.record(z.string(), z.unknown()).default({}),
-  volatile: z.array(z.string()).default([]).describe('JSON paths in the output that may differ between runs'),
-});
+const probeStep = z
+  .strictObject({
+    tool: z.string().min(1).optional().describe('A tool to call (tools/call)'),
+    prompt: z.string().min(1).optional().describe('A prompt to get (prompts/get)'),
+    resource: z.string().min(1).optional().describe('A resource URI to read (resources/read)'),
+    args: z.record(z.string(), z.unknown()).default({}),
+    volatile: z.array(z.string()).default([]).describe('JSON paths in the output that may differ between runs'),
+  })
+  .refine((s) => [s.tool, s.prompt, s.resource].filter((x) => x !== undefined).length === 1, {
+    message: 'a probe step names exactly one of tool, prompt or resource',
+  });
 
 const server = z
   .strictObject({

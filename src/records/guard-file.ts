@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Finding, Surface } from '../guard/scanner.js';
 import type { SurfaceChange } from '../guard/hash.js';
-import { readJson, recordsDir, writeAtomic } from './atomic.js';
+import { LanegateError } from '../errors.js';
+import { isObject, keepCorrupt, readRecord, recordsDir, writeAtomic } from './atomic.js';
 
 /** What the guard knows about one upstream: written by the front (single writer) from host reports. */
 export interface GuardRecord {
@@ -24,10 +25,32 @@ export interface GuardFile {
 
 export const guardFile = (stateDir: string): string => path.join(recordsDir(stateDir), 'guard.json');
 
-export const readGuard = (stateDir: string): GuardFile => {
-  const j = readJson(guardFile(stateDir)) as GuardFile | undefined;
-  if (j?.schema !== 1 || typeof j.servers !== 'object' || j.servers === null) return { schema: 1, servers: {} };
-  return j;
+const validGuard = (j: unknown): string | undefined => {
+  if (!isObject(j)) return 'not an object';
+  if (j.schema !== 1) return `schema ${JSON.stringify(j.schema)} is not 1`;
+  if (!isObject(j.servers)) return 'no "servers" object';
+  for (const [name, r] of Object.entries(j.servers)) {
+    if (!isObject(r) || (r.status !== 'admitted' && r.status !== 'refused') || typeof r.surfaceHash !== 'string' || !isObject(r.surface))
+      return `the record of "${name}" is malformed`;
+  }
+  return undefined;
+};
+
+/**
+ * records/guard.json. Missing: nothing scanned yet. Unreadable: an ERROR (records_corrupt) that
+ * stops `serve` and `check`: it holds admission pins and drift history, security decisions that
+ * must not vanish silently. `keep` copies the bad file aside (`<name>.corrupt-<timestamp>`).
+ */
+export const readGuard = (stateDir: string, keep = false): GuardFile => {
+  const file = guardFile(stateDir);
+  const r = readRecord(file, validGuard);
+  if (r.status === 'missing') return { schema: 1, servers: {} };
+  if (r.status === 'ok') return r.json as GuardFile;
+  const copy = keep ? keepCorrupt(file) : undefined;
+  throw new LanegateError(
+    'records_corrupt',
+    `${file} ${r.reason}${copy ? `; a copy is kept as ${copy}` : ''}. It holds the guard's admission pins: restore a good copy, or delete it to re-scan every upstream from scratch (pins and drift history are lost)`,
+  );
 };
 
 export const writeGuard = (stateDir: string, g: GuardFile): void => writeAtomic(guardFile(stateDir), `${JSON.stringify(g, null, 2)}\n`);

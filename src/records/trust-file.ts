@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { TrustOverride } from '../guard/trust.js';
-import { readJson, recordsDir, writeAtomic } from './atomic.js';
+import { LanegateError } from '../errors.js';
+import { isObject, keepCorrupt, readRecord, recordsDir, writeAtomic } from './atomic.js';
 
 /** records/trust.json: written by `lanegate trust` (the operator), read by hosts. Schema 1. */
 export const trustFile = (stateDir: string): string => path.join(recordsDir(stateDir), 'trust.json');
@@ -20,11 +21,30 @@ const isOverride = (o: unknown): o is TrustOverride => {
   );
 };
 
-/** A missing, corrupt or future-schema file holds no overrides (never "trust everything"). */
-export const readTrust = (stateDir: string): TrustOverride[] => {
-  const j = readJson(trustFile(stateDir)) as { schema?: unknown; overrides?: unknown } | undefined;
-  if (j?.schema !== 1 || !Array.isArray(j.overrides)) return [];
-  return j.overrides.filter(isOverride);
+const validTrust = (j: unknown): string | undefined => {
+  if (!isObject(j)) return 'not an object';
+  if (j.schema !== 1) return `schema ${JSON.stringify(j.schema)} is not 1`;
+  if (!Array.isArray(j.overrides)) return 'no "overrides" list';
+  const bad = j.overrides.findIndex((o) => !isOverride(o));
+  return bad >= 0 ? `override ${bad + 1} is malformed` : undefined;
+};
+
+/**
+ * The operator's overrides. Missing: none. Unreadable (or any override malformed): an ERROR
+ * (records_corrupt), never "no overrides" in silence: a trust decision is a security decision.
+ * `serve` and `check` refuse to start on it; a host that meets it at run time serves with no
+ * overrides (refusing, never admitting) and says so.
+ */
+export const readTrust = (stateDir: string, keep = false): TrustOverride[] => {
+  const file = trustFile(stateDir);
+  const r = readRecord(file, validTrust);
+  if (r.status === 'missing') return [];
+  if (r.status === 'ok') return (r.json as { overrides: TrustOverride[] }).overrides;
+  const copy = keep ? keepCorrupt(file) : undefined;
+  throw new LanegateError(
+    'records_corrupt',
+    `${file} ${r.reason}${copy ? `; a copy is kept as ${copy}` : ''}. It holds the operators' trust overrides: restore a good copy, or delete it and re-run lanegate trust for each reviewed finding`,
+  );
 };
 
 export const addTrust = (stateDir: string, add: TrustOverride[]): void => {

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { readJson, recordsDir, writeAtomic } from './atomic.js';
+import { isObject, keepCorrupt, type RecordProblem, readRecord, recordsDir, writeAtomic } from './atomic.js';
 
 /**
  * records/shareability-verdicts.json (seed 000, durable contract 2). One row per server NAME
@@ -7,13 +7,19 @@ import { readJson, recordsDir, writeAtomic } from './atomic.js';
  * demonstration) is cached, never the composite verdict. Rows of another SCHEMA, and rows that
  * cannot say whether the pre-flight ran, are dropped on read. `applied` markers are by name.
  */
-export const SCHEMA = 'lanegate-shareability-2';
+export const SCHEMA = 'lanegate-shareability-3';
 
 export interface Refutation {
   kind: 'contamination' | 'influence' | 'persistence';
-  tool: string;
+  /** The request refuted, as a scope entry (`tools/call get-env`). */
+  request: string;
   /** Which lane saw what, in words (never a secret; canaries are random probe strings). */
   detail: string;
+  /**
+   * Set when this refutation comes from an earlier demonstration that the current one did not
+   * exercise: a refutation stands until a demonstration that exercises the request passes.
+   */
+  standingSince?: number;
 }
 
 export interface DemonstrationResult {
@@ -21,7 +27,12 @@ export interface DemonstrationResult {
   passed: boolean;
   refutations: Refutation[];
   notes: string[];
+  /** Requests that ran without error in every run (scope entries), of the items the server listed. */
   coverage: { exercised: string[]; listed: number };
+  /** What the verdict covers: the exercised requests with no refutation. A shared child runs only these. */
+  scope: string[];
+  /** Per request, the output leaves that differed between two fresh solo runs (noise, ignored). */
+  volatile?: Record<string, string[]>;
   error?: string;
 }
 
@@ -79,6 +90,34 @@ export const currentRow = (
 };
 
 export const verdictFile = (stateDir: string): string => path.join(recordsDir(stateDir), 'shareability-verdicts.json');
-export const readVerdicts = (stateDir: string): VerdictFile => parseVerdicts(readJson(verdictFile(stateDir)));
+const validVerdicts = (j: unknown): string | undefined =>
+  !isObject(j)
+    ? 'not an object'
+    : !isObject(j.entries)
+      ? 'no "entries" object'
+      : j.applied !== undefined && !Array.isArray(j.applied)
+        ? '"applied" is not a list'
+        : undefined;
+
+/**
+ * The verdict cache. Unreadable means NO evidence (every server dedicated and re-measured), never
+ * "as before"; with `keep` (the front, the single writer) the bad file is copied aside first.
+ */
+export const readVerdicts = (stateDir: string, keep = false): { verdicts: VerdictFile; problem?: RecordProblem } => {
+  const file = verdictFile(stateDir);
+  const r = readRecord(file, validVerdicts);
+  if (r.status === 'missing') return { verdicts: { entries: {}, applied: [] } };
+  if (r.status === 'ok') return { verdicts: parseVerdicts(r.json) };
+  const copy = keep ? keepCorrupt(file) : undefined;
+  return {
+    verdicts: { entries: {}, applied: [] },
+    problem: {
+      file,
+      reason: r.reason,
+      ...(copy ? { copy } : {}),
+      remedy: 'every server runs dedicated until it is measured again: run lanegate measure (the bad file is kept for inspection)',
+    },
+  };
+};
 export const writeVerdicts = (stateDir: string, v: VerdictFile): void =>
   writeAtomic(verdictFile(stateDir), `${JSON.stringify(v, null, 2)}\n`);

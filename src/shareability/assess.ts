@@ -1,4 +1,4 @@
-import type { HazardCode } from '../records/ledger.js';
+import type { LedgerCode } from '../records/ledger.js';
 import type { VerdictRow } from '../records/verdicts.js';
 import { decidePlacement, type Placement, type PlacementAxis } from './placement.js';
 
@@ -47,7 +47,7 @@ export interface AssessInput {
   };
   domain: { name: string; kind: 'shared' | 'principal'; perLane: boolean };
   /** Hazard codes observed under the CURRENT launch identity. */
-  hazards: readonly HazardCode[];
+  hazards: readonly LedgerCode[];
   /** The verdict row valid for the current identity (already checked), if any. */
   row?: VerdictRow;
   guard: 'admitted' | 'refused' | 'unseen';
@@ -77,7 +77,12 @@ export const assess = (i: AssessInput): Assessment => {
   const demo = row?.demonstration;
 
   for (const h of i.hazards) r('observed_hazard', 'refuted', h);
-  for (const x of demo?.refutations ?? []) r('demonstration_refuted', 'refuted', `${x.kind} in ${x.tool}: ${x.detail}`);
+  for (const x of demo?.refutations ?? [])
+    r(
+      'demonstration_refuted',
+      'refuted',
+      `${x.kind} in ${x.request}: ${x.detail}${x.standingSince !== undefined ? ' (stands from an earlier demonstration: the latest probe did not exercise it)' : ''}`,
+    );
   if (i.domain.kind === 'principal') r('principal_domain', 'disqualified', i.domain.name);
   else if (i.domain.perLane) r('per_lane_secrets', 'disqualified', i.domain.name);
   if (i.server.share === 'never') r('operator_pinned_dedicated', 'disqualified', 'share: never');
@@ -96,7 +101,7 @@ export const assess = (i: AssessInput): Assessment => {
       r(
         'demonstration_passed',
         'demonstrated',
-        `coverage ${demo.coverage.exercised.length}/${demo.coverage.listed} tools: ${demo.coverage.exercised.join(', ')}`,
+        `scope ${demo.scope.length} of ${demo.coverage.listed} listed items: ${demo.scope.join(', ')}; any other request moves the lane making it to a dedicated child`,
       );
     for (const n of row.degradations ?? []) r('degrades_when_shared', 'note', n);
     for (const n of demo?.notes ?? []) r('restart_output_differs', 'note', n);
@@ -147,12 +152,16 @@ const remedyFor = (axis: PlacementAxis, i: AssessInput, refuted: boolean): strin
       return `drop {lane} from servers.${n} args/env so every lane runs the same launch`;
     case 'statelessness':
       if (i.server.transport !== 'stdio') return 'none: only stdio launches can be demonstrated and shared';
-      if (refuted)
-        return 'none for this build: it kept or leaked per-lane state; a changed launch gets a new identity and is measured again';
+      if (refuted) {
+        const reqs = [...new Set((i.row?.demonstration?.refutations ?? []).map((x) => x.request))].join(', ');
+        return `a refutation stands for ${reqs} under this launch identity until a demonstration that exercises it passes (declare volatile paths if the difference is noise), or a changed launch gets a new identity`;
+      }
       if (!i.server.hasProbe) return `declare servers.${n}.probe (lanegate draft-probe ${n} proposes one), then run lanegate measure`;
       return 'run lanegate measure (a passed demonstration is required); promotion happens when the host next starts';
     case 'ledger':
-      return 'a hazard was observed under this launch identity: a new build or configuration is a new identity and starts clean';
+      return i.hazards.includes('ledger_unreadable')
+        ? 'the hazard ledger is unreadable (quarantined): see the error naming records/observed-hazards.json, restore it or remove its "quarantined" key, and restart'
+        : 'a hazard was observed under this launch identity: a new build or configuration is a new identity and starts clean';
     case 'guard':
       return i.guard === 'refused' ? `lanegate inspect ${n}` : 'the guard scans the surface at first use or measurement';
   }

@@ -1,6 +1,8 @@
 import type { ProbeStepConfig } from '../policy/model.js';
 import type { DemonstrationResult, Refutation } from '../records/verdicts.js';
 import { canonical } from '../guard/hash.js';
+import { differingLeaves, leavesOf } from './leaves.js';
+import { scopeKey } from './scope.js';
 
 export const CANARY_TOKEN = '{{canary}}';
 
@@ -59,72 +61,92 @@ const isError = (o: unknown): boolean => {
 
 export interface DemonstrationRuns {
   probe: ProbeStepConfig[];
-  canaries: { base: string; a: string; b: string; c: string };
+  canaries: { base: string; base2: string; a: string; b: string; c: string };
+  /** Two solo baselines, each on a FRESH process: what differs between them is noise. */
   base: unknown[];
+  base2: unknown[];
   a: unknown[];
   b: unknown[];
   c: unknown[];
+  /** Tools, prompts and resources the server listed. */
   listed: number;
 }
 
+/** An output's leaves with its own canary replaced by the placeholder and declared volatile paths blanked. */
+const leaves = (o: unknown, canary: string, volatile: readonly string[]): Map<string, string> =>
+  leavesOf(
+    blankPaths(
+      walkStrings(o, (s) => s.split(canary).join(CANARY_TOKEN)),
+      volatile,
+    ),
+  );
+
+const minus = (a: Set<string>, b: Set<string>): string[] => [...a].filter((x) => !b.has(x));
+const shown = (paths: string[]): string => `${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ` (+${paths.length - 3} more)` : ''}`;
+
 /**
- * Judges a demonstration from its four runs (solo baseline; A and B concurrently on one fresh
- * instance; C after a restart). Refuted when a lane's output holds another lane's canary
- * (contamination), when A's or B's outputs differ from the solo baseline once canaries are
- * normalised (influence without echo), or when anything written before a restart shows after
- * it (persistence). Pure.
+ * Judges a demonstration from its five runs: two solo baselines on two fresh processes; A and B
+ * concurrently on ONE fresh process with distinct canaries; C after a restart. Per step:
+ * - contamination: a lane's output holds the other lane's canary;
+ * - persistence: a fresh process (the second baseline, A, B, or C after the restart) shows a
+ *   canary written by an earlier process;
+ * - influence: a leaf that is identical across the two fresh solo runs (so not noise) differs
+ *   in A's or B's output (canaries normalised, declared volatile paths blanked).
+ * Leaves that differ between the two solo runs are volatile (random ids, timestamps, pids) and
+ * ignored. A step is covered only if none of its five calls errored; the scope is the covered,
+ * unrefuted requests. Pure.
  */
 export const judgeDemonstration = (r: DemonstrationRuns): DemonstrationResult => {
   const refutations: Refutation[] = [];
   const notes: string[] = [];
-  const { base: cBase, a: cA, b: cB, c: cC } = r.canaries;
+  const volatile: Record<string, string[]> = {};
+  const covered = new Set<string>();
+  const { base: c0, base2: c1, a: cA, b: cB, c: cC } = r.canaries;
   r.probe.forEach((step, i) => {
-    const tool = step.tool;
-    const [ob, oa, obb, oc] = [r.base[i], r.a[i], r.b[i], r.c[i]];
-    if (contains(obb, cA)) refutations.push({ kind: 'contamination', tool, detail: `lane B saw lane A's canary ${cA} (step ${i + 1})` });
-    if (contains(oa, cB)) refutations.push({ kind: 'contamination', tool, detail: `lane A saw lane B's canary ${cB} (step ${i + 1})` });
+    const request = scopeKey(step.method, step.name);
+    const refute = (kind: Refutation['kind'], detail: string): void => {
+      refutations.push({ kind, request, detail: `${detail} (step ${i + 1})` });
+    };
+    const [o0, o1, oa, ob, oc] = [r.base[i], r.base2[i], r.a[i], r.b[i], r.c[i]];
+    if (contains(ob, cA)) refute('contamination', `lane B saw lane A's canary ${cA}`);
+    if (contains(oa, cB)) refute('contamination', `lane A saw lane B's canary ${cB}`);
+    if (contains(o1, c0)) refute('persistence', `a fresh process saw the canary ${c0} written by an earlier one`);
     for (const [label, o] of [
       ['A', oa],
-      ['B', obb],
+      ['B', ob],
     ] as const) {
-      if (contains(o, cBase))
-        refutations.push({
-          kind: 'persistence',
-          tool,
-          detail: `lane ${label} on a fresh process saw the canary ${cBase} written by an earlier process (step ${i + 1})`,
-        });
+      const seen = [c0, c1].filter((c) => contains(o, c));
+      if (seen.length > 0) refute('persistence', `lane ${label} on a fresh process saw ${seen.join(', ')} written by an earlier process`);
     }
-    const seen = [cA, cB, cBase].filter((c) => contains(oc, c));
-    if (seen.length > 0)
-      refutations.push({
-        kind: 'persistence',
-        tool,
-        detail: `after a restart, lane C saw ${seen.join(', ')} written before it (step ${i + 1})`,
-      });
-    const baseline = normaliseOutput(ob, cBase, step.volatile);
-    if (normaliseOutput(oa, cA, step.volatile) !== baseline)
-      refutations.push({
-        kind: 'influence',
-        tool,
-        detail: `lane A's output differed from its solo baseline while lane B ran (step ${i + 1})`,
-      });
-    if (normaliseOutput(obb, cB, step.volatile) !== baseline)
-      refutations.push({
-        kind: 'influence',
-        tool,
-        detail: `lane B's output differed from the solo baseline while lane A ran (step ${i + 1})`,
-      });
-    if (normaliseOutput(oc, cC, step.volatile) !== baseline)
-      notes.push(`${tool}: output after a restart differs from the first run (step ${i + 1})`);
+    const after = [cA, cB, c0, c1].filter((c) => contains(oc, c));
+    if (after.length > 0) refute('persistence', `after a restart, lane C saw ${after.join(', ')} written before it`);
+    const l0 = leaves(o0, c0, step.volatile);
+    const noise = differingLeaves(l0, leaves(o1, c1, step.volatile));
+    if (noise.size > 0) volatile[request] = [...noise].sort();
+    for (const [label, o, c] of [
+      ['A', oa, cA],
+      ['B', ob, cB],
+    ] as const) {
+      const moved = minus(differingLeaves(l0, leaves(o, c, step.volatile)), noise);
+      if (moved.length > 0)
+        refute('influence', `lane ${label}'s output differed from the solo runs while the other lane ran, at ${shown(moved)}`);
+    }
+    const restart = minus(differingLeaves(l0, leaves(oc, cC, step.volatile)), noise);
+    if (restart.length > 0)
+      notes.push(`${request}: output after a restart differs from the first runs at ${shown(restart)} (step ${i + 1})`);
+    if (![o0, o1, oa, ob, oc].some(isError)) covered.add(request);
   });
-  const exercised = [...new Set(r.probe.filter((_, i) => !isError(r.base[i])).map((s) => s.tool))];
-  const error = exercised.length === 0 ? 'no probe step succeeded' : undefined;
+  const refuted = new Set(refutations.map((x) => x.request));
+  const scope = [...covered].filter((k) => !refuted.has(k));
+  const error = covered.size === 0 ? 'no probe step succeeded in every run' : undefined;
   return {
     ran: true,
     passed: refutations.length === 0 && error === undefined,
     refutations,
     notes,
-    coverage: { exercised, listed: r.listed },
+    coverage: { exercised: [...covered], listed: r.listed },
+    scope,
+    volatile,
     ...(error ? { error } : {}),
   };
 };

@@ -1,6 +1,6 @@
 import type { Policy } from '../policy/model.js';
 import type { GuardFile } from '../records/guard-file.js';
-import type { IdentityRecord, LedgerData } from '../records/ledger.js';
+import { type IdentityRecord, LEDGER_UNREADABLE, type LedgerCode, type LedgerData } from '../records/ledger.js';
 import { currentRow, type VerdictFile } from '../records/verdicts.js';
 import { type Assessment, assess } from './assess.js';
 
@@ -16,6 +16,12 @@ export interface ReviewRow {
   reasons: Assessment['reasons'];
   refusedBy: { axis: string; remedy: string }[];
   coverage?: { exercised: string[]; listed: number };
+  /** What the demonstration covers: a shared child runs only these requests (empty: none). */
+  scope: string[];
+  /** Requests refuted under this identity (standing ones included): never inside the scope. */
+  refuted: string[];
+  /** Only from a running gateway: lanes on the shared child now, lanes moved off it and by what. */
+  live?: { sharedLanes: string[]; escalations: { lane: string; request: string; at: number }[] };
   measuredAt?: number;
   reportedVersion?: string;
   guard: 'admitted' | 'refused' | 'unseen';
@@ -28,6 +34,8 @@ export interface ReviewInputs {
   policy: Policy;
   identities: Record<string, string>;
   ledger: LedgerData;
+  /** The ledger file could not be read: every server counts as hazarded. */
+  ledgerQuarantined?: boolean;
   verdicts: VerdictFile;
   guard: GuardFile;
   liveVersions: Record<string, string>;
@@ -57,7 +65,7 @@ export const buildReview = (i: ReviewInputs): ReviewRow[] =>
         hasProbe: (s.probe?.length ?? 0) > 0,
       },
       domain: { name: domain.name, kind: domain.kind, perLane: domain.perLane },
-      hazards: ledger[identity]?.codes ?? [],
+      hazards: [...(ledger[identity]?.codes ?? []), ...(i.ledgerQuarantined ? [LEDGER_UNREADABLE] : [])] as LedgerCode[],
       ...(row ? { row } : {}),
       guard,
     });
@@ -75,6 +83,8 @@ export const buildReview = (i: ReviewInputs): ReviewRow[] =>
       reasons: a.reasons,
       refusedBy: a.refusedBy.map((axis) => ({ axis, remedy: a.remedies[axis] ?? '' })),
       ...(row?.demonstration ? { coverage: row.demonstration.coverage } : {}),
+      scope: a.placement === 'shared' ? (row?.demonstration?.scope ?? []) : [],
+      refuted: [...new Set((row?.demonstration?.refutations ?? []).map((x) => x.request))],
       ...(row ? { measuredAt: row.evaluatedAt } : {}),
       ...(row?.reportedVersion ? { reportedVersion: row.reportedVersion } : {}),
       guard,

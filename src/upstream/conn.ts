@@ -42,6 +42,12 @@ export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25';
  * roots requests to the lane whose call they belong to (or refuses them when none can answer).
  */
 export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { listChanged: false } };
+/**
+ * What a SHARED child (and a measurement's scratch child, which stands in for one) is told the
+ * client can do: no roots. A process several lanes share has no one lane's workspace, so it is not
+ * invited to ask for one (an unprompted roots/list on a contested child would be a hazard).
+ */
+export const SHARED_CLIENT_CAPABILITIES = { sampling: {}, elicitation: {} };
 
 export const MODERN_REVISION = '2026-07-28';
 export const MODERN_META = {

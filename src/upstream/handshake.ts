@@ -23,12 +23,9 @@ export const initialize = async (
   peer: LinePeer,
   clientInfo: { name: string; version: string },
   timeoutMs: number,
+  capabilities: Record<string, unknown> = CLIENT_CAPABILITIES,
 ): Promise<UpstreamInit> => {
-  const r = await peer.request(
-    'initialize',
-    { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities: CLIENT_CAPABILITIES, clientInfo },
-    timeoutMs,
-  );
+  const r = await peer.request('initialize', { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities, clientInfo }, timeoutMs);
   peer.notify('notifications/initialized');
   return {
     protocolVersion: String(r.protocolVersion ?? ''),

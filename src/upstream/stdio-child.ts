@@ -40,6 +40,8 @@ export const launchStdio = async (
     era?: Era;
     /** Try the other era when the upstream refuses the first handshake (`upstreamEra: auto`). */
     fallback?: boolean;
+    /** The client capabilities declared (default: CLIENT_CAPABILITIES; a shared child gets fewer). */
+    capabilities?: Record<string, unknown>;
   } = {},
 ): Promise<UpstreamConn> => {
   const initTimeoutMs = opts.initTimeoutMs ?? 20_000;
@@ -122,13 +124,13 @@ export const launchStdio = async (
       _meta: {
         [MODERN_META.protocolVersion]: MODERN_REVISION,
         [MODERN_META.clientInfo]: clientInfo,
-        [MODERN_META.clientCapabilities]: CLIENT_CAPABILITIES,
+        [MODERN_META.clientCapabilities]: opts.capabilities ?? CLIENT_CAPABILITIES,
         ...meta,
       },
     };
   };
   const handshake = (m: boolean): Promise<UpstreamInit> =>
-    m ? discover(peer, envelope, initTimeoutMs) : initialize(peer, clientInfo, initTimeoutMs);
+    m ? discover(peer, envelope, initTimeoutMs) : initialize(peer, clientInfo, initTimeoutMs, opts.capabilities);
   try {
     try {
       init = await handshake(modern);

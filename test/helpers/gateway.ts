@@ -114,3 +114,22 @@ ${extra}
 commands:
   node: { path: "{node}" }
 `;
+
+/** The operator API of a running gateway (with its operator token). */
+export const operatorApi = async (gw: RunningGateway, p: string, method = 'GET'): Promise<unknown> =>
+  (await fetch(gw.url.replace(/\/mcp$/, p), { method, headers: { authorization: `Bearer ${gw.operatorToken}` } })).json();
+
+/**
+ * Earns placement as an operator does: an uncapped measure pass (pre-flight + demonstration),
+ * then a restart in the same directory, since placement is decided when a host starts.
+ */
+export const measureThenRestart = async (gw: RunningGateway): Promise<RunningGateway> => {
+  await operatorApi(gw, '/api/measure', 'POST');
+  for (let i = 0; i < 1200; i += 1) {
+    const p = (await operatorApi(gw, '/api/measure')) as { running: boolean };
+    if (!p.running) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  await gw.stop();
+  return startGateway(readFileSync(gw.policyFile, 'utf8'), { dir: gw.dir });
+};

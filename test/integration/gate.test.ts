@@ -44,7 +44,8 @@ servers:
     prefix: asker
     domain: public
     stdio: { command: node, args: ["${FIXTURE}", "--name", "${askerName}"] }
-    probe: [{ tool: echo, args: { text: "{{canary}}" } }]
+    # pid differs per process (noise, told apart automatically); ask answers what the client said.
+    probe: [{ tool: echo, args: { text: "{{canary}}" } }, { tool: pid }, { tool: ask }]
   mailbox:
     prefix: mail
     domain: alice
@@ -113,7 +114,7 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     const r = (await review()).everything;
     assert.equal(r?.strength, 'demonstrated');
     assert.equal(r?.placement, 'shared');
-    assert.deepEqual(r?.coverage?.exercised, ['echo', 'get-sum']);
+    assert.deepEqual(r?.coverage?.exercised, ['tools/call echo', 'tools/call get-sum']);
     assert.ok((r?.coverage?.listed ?? 0) >= 10);
   });
 
@@ -121,7 +122,7 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     const r = (await review()).memory;
     assert.equal(r?.strength, 'refuted');
     assert.equal(r?.placement, 'dedicated');
-    const c = r?.reasons.find((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('contamination in read_graph'));
+    const c = r?.reasons.find((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('contamination in tools/call read_graph'));
     assert.match(c?.detail ?? '', /lane [AB] saw lane [AB]'s canary lgcanary[0-9a-f]{16}/);
     assert.ok(r?.refusedBy.some((x) => x.axis === 'statelessness'));
   });
@@ -129,12 +130,12 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
   it('a counter is refuted by influence; a file-backed server by persistence', async () => {
     const rows = await review();
     assert.ok(
-      rows.counter?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('influence in count')),
+      rows.counter?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('influence in tools/call count')),
       JSON.stringify(rows.counter?.reasons),
     );
     assert.equal(rows.counter?.placement, 'dedicated');
     assert.ok(
-      rows.notes?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('persistence in recall')),
+      rows.notes?.reasons.some((x) => x.code === 'demonstration_refuted' && x.detail.startsWith('persistence in tools/call recall')),
       JSON.stringify(rows.notes?.reasons),
     );
     assert.equal(rows.notes?.strength, 'refuted');

@@ -14,7 +14,13 @@ servers:
     prefix: watch
     domain: public
     stdio: { command: node, args: ["${FIXTURE}", "--name", "watch", "--watch"] }
-    probe: [{ tool: echo, args: { text: "{{canary}}" } }]
+    # Everything the lanes below do on the shared child is demonstrated: a read and a subscription
+    # of fixture://info, the touch that reports (and triggers) updates, and ask.
+    probe:
+      - { tool: echo, args: { text: "{{canary}}" } }
+      - { resource: "fixture://info" }
+      - { tool: touch, args: { uri: "fixture://info" } }
+      - { tool: ask }
 lanes:
   a: { servers: [watch] }
   b: { servers: [watch] }
@@ -156,7 +162,11 @@ describe('resource updates reach exactly the holders that subscribed, on a share
     const sa1 = await getStream(a1);
     try {
       assert.equal((await rpc(a1, 2, 'resources/subscribe', { uri: URI })).status, 200);
-      await modernPost(gw.url, tb, 3, 'tools/call', { name: 'watch_crash', arguments: {} });
+      // The shared child dies (SIGKILL by its pid, as an OOM kill would).
+      const r = (await api('/api/processes')) as { hosts: Record<string, { children: { server: string; lane?: string; pid: number }[] }> };
+      const shared = Object.values(r.hosts).flatMap((h) => h.children.filter((c) => c.server === 'watch' && c.lane === undefined));
+      assert.equal(shared.length, 1);
+      process.kill(shared[0]?.pid ?? 0, 'SIGKILL');
       let now: string[] = [];
       for (let i = 0; i < 100 && now.length === 0; i += 1) {
         await sleep(100);

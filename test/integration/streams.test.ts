@@ -13,7 +13,7 @@ servers:
     prefix: fix
     domain: public
     stdio: { command: node, args: ["${FIXTURE}"] }
-    probe: [{ tool: echo, args: { text: "{{canary}}" } }]
+    probe: [{ tool: echo, args: { text: "{{canary}}" } }, { tool: pid }, { tool: progress }]
 lanes:
   a: { servers: [fix] }
   b: { servers: [fix] }

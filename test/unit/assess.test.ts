@@ -13,7 +13,7 @@ const row = (over: Partial<VerdictRow> = {}): VerdictRow => ({
   evaluatedAt: 1,
   ...over,
 });
-const passed = { ran: true, passed: true, refutations: [], notes: [], coverage: { exercised: ['echo'], listed: 3 } };
+const passed = { ran: true, passed: true, refutations: [], notes: [], coverage: { exercised: ['echo'], listed: 3 }, scope: ['echo'] };
 const base = (over: Partial<AssessInput> = {}): AssessInput => ({
   server: { name: 's', share: 'auto', perLaneLaunch: false, transport: 'stdio', enabled: true, hasProbe: true },
   domain: { name: 'pub', kind: 'shared', perLane: false },
@@ -68,11 +68,11 @@ describe('assess: the evidence ordering', () => {
     const refuted = {
       ...passed,
       passed: false,
-      refutations: [{ kind: 'contamination' as const, tool: 'read', detail: "lane B saw lane A's canary x" }],
+      refutations: [{ kind: 'contamination' as const, request: 'tools/call read', detail: "lane B saw lane A's canary x" }],
     };
     const a = assess(base({ row: row({ demonstration: refuted }), server: { ...base().server, share: 'never' } }));
     assert.equal(a.strength, 'refuted');
-    assert.match(a.reasons[0]?.detail ?? '', /contamination in read/);
+    assert.match(a.reasons[0]?.detail ?? '', /contamination in tools\/call read/);
   });
   it('disqualified: principal domain, per-lane secrets, share never, per-lane launch, not stdio', () => {
     const cases: [Partial<AssessInput>, string, string][] = [

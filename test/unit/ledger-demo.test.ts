@@ -10,7 +10,7 @@ import { launchIdentity } from '../../src/shareability/identity.js';
 import { draftProbe } from '../../src/shareability/draft-probe.js';
 
 describe('hazard ledger (contract 1)', () => {
-  it('reads a missing, corrupt or future file as nothing observed', () => {
+  it('parses a JSON value that is not a schema-1 ledger as no observations (the file reader quarantines it)', () => {
     assert.deepEqual(parseLedger(undefined), {});
     assert.deepEqual(parseLedger({ schema: 2, servers: { s: { codes: ['unroutable_server_request'] } } }), {});
     assert.deepEqual(parseLedger('x'), {});
@@ -51,7 +51,7 @@ describe('hazard ledger (contract 1)', () => {
     assert.deepEqual(again.codesFor('s', 'id2'), ['unattributable_notification']);
     assert.deepEqual(again.codesFor('s', 'id3'), [], 'a new identity reads as unobserved');
     writeFileSync(file, '{ corrupt');
-    assert.deepEqual(new Ledger(file).codesFor('s', 'id1'), []);
+    assert.deepEqual(new Ledger(file).codesFor('s', 'id1'), ['ledger_unreadable'], 'a corrupt ledger never reads as empty');
   });
 });
 
@@ -91,43 +91,73 @@ describe('launch identity and facets', () => {
 });
 
 describe('demonstration judgement', () => {
-  const probe = [{ tool: 't', args: {}, volatile: ['structuredContent.at'] }];
-  const canaries = { base: 'cBASE', a: 'cA', b: 'cB', c: 'cC' };
+  const probe = [{ method: 'tools/call' as const, name: 't', args: {}, volatile: ['structuredContent.at'] }];
+  const canaries = { base: 'cZERO', base2: 'cONE', a: 'cA', b: 'cB', c: 'cC' };
   const out = (text: string, at = 1) => ({ content: [{ type: 'text', text }], structuredContent: { at } });
-  it('passes identical outputs modulo canaries and volatile paths', () => {
-    const r = judgeDemonstration({
+  const judge = (o: { base?: unknown; base2?: unknown; a?: unknown; b?: unknown; c?: unknown }, dflt: unknown = out('x')) =>
+    judgeDemonstration({
       probe,
       canaries,
-      base: [out('hi cBASE', 1)],
-      a: [out('hi cA', 2)],
-      b: [out('hi cB', 3)],
-      c: [out('hi cC', 4)],
+      base: [o.base ?? dflt],
+      base2: [o.base2 ?? o.base ?? dflt],
+      a: [o.a ?? dflt],
+      b: [o.b ?? dflt],
+      c: [o.c ?? dflt],
       listed: 5,
     });
+  it('passes identical outputs modulo canaries and volatile paths, with the step in its scope', () => {
+    const r = judge({ base: out('hi cZERO', 1), base2: out('hi cONE', 9), a: out('hi cA', 2), b: out('hi cB', 3), c: out('hi cC', 4) });
     assert.equal(r.passed, true);
-    assert.deepEqual(r.coverage, { exercised: ['t'], listed: 5 });
+    assert.deepEqual(r.coverage, { exercised: ['tools/call t'], listed: 5 });
+    assert.deepEqual(r.scope, ['tools/call t']);
   });
-  it('refutes contamination, influence and persistence', () => {
-    const cont = judgeDemonstration({ probe, canaries, base: [out('x')], a: [out('x')], b: [out('x cA')], c: [out('x')], listed: 1 });
-    assert.ok(cont.refutations.some((x) => x.kind === 'contamination' && /lane B saw lane A's canary cA/.test(x.detail)));
-    const infl = judgeDemonstration({ probe, canaries, base: [out('1')], a: [out('1')], b: [out('2')], c: [out('1')], listed: 1 });
+  it('refutes contamination, influence and persistence, naming the request', () => {
+    const cont = judge({ b: out('x cA') });
+    assert.ok(
+      cont.refutations.some(
+        (x) => x.kind === 'contamination' && x.request === 'tools/call t' && /lane B saw lane A's canary cA/.test(x.detail),
+      ),
+    );
+    assert.deepEqual(cont.scope, []);
+    const infl = judge({ base: out('1'), a: out('1'), b: out('2'), c: out('1') });
     assert.deepEqual(
       infl.refutations.map((x) => x.kind),
       ['influence'],
     );
-    const pers = judgeDemonstration({ probe, canaries, base: [out('x')], a: [out('x')], b: [out('x')], c: [out('x cA')], listed: 1 });
-    assert.ok(pers.refutations.some((x) => x.kind === 'persistence'));
+    assert.match(infl.refutations[0]?.detail ?? '', /content\[0\]\.text/);
+    assert.ok(judge({ c: out('x cA') }).refutations.some((x) => x.kind === 'persistence'));
+    assert.ok(judge({ base2: out('x cZERO') }).refutations.some((x) => x.kind === 'persistence' && /fresh process/.test(x.detail)));
+  });
+  it('noise is told from influence: a leaf that differs between two fresh solo runs is volatile', () => {
+    const rnd = (id: string, text = 'same') => ({
+      content: [
+        { type: 'text', text },
+        { type: 'text', text: id },
+      ],
+    });
+    const noisy = judge({ base: rnd('r1'), base2: rnd('r2'), a: rnd('r3'), b: rnd('r4'), c: rnd('r5') });
+    assert.equal(noisy.passed, true, JSON.stringify(noisy.refutations));
+    assert.deepEqual(noisy.volatile, { 'tools/call t': ['content[1].text'] });
+    // The stable leaf changing under concurrency is still influence, whatever the noise beside it.
+    const moved = judge({ base: rnd('r1'), base2: rnd('r2'), a: rnd('r3', 'other'), b: rnd('r4'), c: rnd('r5') });
+    assert.deepEqual(
+      moved.refutations.map((x) => x.kind),
+      ['influence'],
+    );
   });
   it('a restart that only changes outputs is a note, not a refutation', () => {
-    const r = judgeDemonstration({ probe, canaries, base: [out('x')], a: [out('x')], b: [out('x')], c: [out('y')], listed: 1 });
+    const r = judge({ c: out('y') });
     assert.equal(r.passed, true);
     assert.equal(r.notes.length, 1);
   });
-  it('is not a pass when no probe step succeeded', () => {
+  it('a step that errors in any run is not covered; none covered is not a pass', () => {
     const e = { error: 'no such tool' };
-    const r = judgeDemonstration({ probe, canaries, base: [e], a: [e], b: [e], c: [e], listed: 1 });
+    const r = judge({}, e);
     assert.equal(r.passed, false);
-    assert.equal(r.error, 'no probe step succeeded');
+    assert.equal(r.error, 'no probe step succeeded in every run');
+    const flaky = judge({ c: { content: [], isError: true } });
+    assert.deepEqual(flaky.coverage.exercised, []);
+    assert.deepEqual(flaky.scope, []);
   });
   it('substitutes and normalises canaries and volatile paths', () => {
     assert.deepEqual(substitute({ q: 'x {{canary}}', n: [1, '{{canary}}'] }, 'C'), { q: 'x C', n: [1, 'C'] });
