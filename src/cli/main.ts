@@ -16,7 +16,7 @@ usage:
   lanegate init   [--policy F] [--demo-secrets]
   lanegate schema              (prints the policy JSON Schema)
   lanegate scan   [FILE|-]     (vets a tools/list result; exit 1 if any tool is refused)
-  lanegate review [--json] [--policy F]      (why each server shares or runs dedicated)
+  lanegate review [--json] [--url U] [--policy F]  (why each server shares; live lanes and escalations from a running gateway)
   lanegate measure [--url U] [--policy F]    (pre-flight + demonstration pass on the running gateway)
   lanegate draft-probe SERVER [--policy F]   (proposes a probe from read-only tools, for review)
   lanegate reload [--url U] [--policy F]     (re-reads the policy of the running gateway; or send SIGHUP)

@@ -21,11 +21,12 @@ import { CallStreams } from './call-streams.js';
 import { ClientRequests } from './client-requests.js';
 import { Mrtr } from './mrtr.js';
 import { type GuardFile, readGuard } from '../records/guard-file.js';
-import { recordGuardReport, recordHazard } from './record-events.js';
+import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } from './record-events.js';
 import type { GuardReport } from '../host/guard.js';
 import { readTrust } from '../records/trust-file.js';
 import { Escalations } from './escalations.js';
 import type { ReviewRow } from '../shareability/review.js';
+import { liveReview } from './live-review.js';
 
 const LIST_OF: Record<string, ListMethod[]> = {
   'notifications/tools/list_changed': ['tools/list'],
@@ -85,11 +86,7 @@ export class Gateway {
     this.guard = readGuard(o.policy.gateway.stateDir, true);
     readTrust(o.policy.gateway.stateDir, true);
     this.evidence = new Evidence(o.policy);
-    for (const p of this.evidence.problems)
-      o.log.error(
-        { event: 'records_unreadable', file: p.file, reason: p.reason, copy: p.copy, remedy: p.remedy },
-        `records file ${p.file} ${p.reason}; ${p.copy ? `kept as ${p.copy}; ` : ''}${p.remedy}`,
-      );
+    logRecordProblems(this.evidence.problems, o.log);
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
     this.hosts = new HostManager(
       (key) => this.hostConfig(key),
@@ -195,12 +192,7 @@ export class Gateway {
       return;
     }
     if (n.method === 'lanegate/escalated') {
-      const p = (n.params ?? {}) as { server?: string; lane?: string; request?: string; at?: number };
-      if (!p.server || !p.lane || !this.policy.lanes[p.lane]) return;
-      const request = String(p.request ?? '');
-      this.escalations.add({ server: p.server, lane: p.lane, request, at: Number(p.at ?? Date.now()), host: key });
-      this.metrics.escalations.inc({ server: p.server, lane: p.lane });
-      this.log.info({ event: 'lane_escalated', server: p.server, lane: p.lane, request, host: key }, 'lane moved to a dedicated child');
+      recordEscalation(this, key, n.params ?? {});
       return;
     }
     if (n.method === 'lanegate/hazard') {
@@ -270,29 +262,9 @@ export class Gateway {
     return this.url();
   }
 
-  /**
-   * The review rows with what only the running gateway knows: the lanes on each shared child now,
-   * and the lanes escalated off it (and by which request). Dashboard, /api and `lanegate review`
-   * all read these rows.
-   */
-  async liveReview(): Promise<ReviewRow[]> {
-    const inventory = Object.fromEntries(Object.entries(this.inventory).map(([k, v]) => [k, v.line]));
-    const rows = this.evidence.review(this.guard, inventory);
-    const onShared = new Map<string, Set<string>>();
-    for (const [key, pid] of Object.entries(this.hosts.pids())) {
-      if (pid === undefined) continue;
-      const r = await this.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
-      for (const p of (r.processes as { server: string; lanes?: string[] }[] | undefined) ?? []) {
-        if (!p.lanes) continue;
-        const set = onShared.get(p.server) ?? new Set<string>();
-        for (const l of p.lanes) set.add(l);
-        onShared.set(p.server, set);
-      }
-    }
-    return rows.map((r) => ({
-      ...r,
-      live: { sharedLanes: [...(onShared.get(r.server) ?? [])].sort(), escalations: this.escalations.ofServer(r.server) },
-    }));
+  /** The review rows plus what only the running gateway knows (see live-review.ts). */
+  liveReview(): Promise<ReviewRow[]> {
+    return liveReview(this);
   }
 
   /** Hot reload (SIGHUP, `lanegate reload`): see reload.ts. */

@@ -2,6 +2,10 @@ import type { Logger } from 'pino';
 import type { GuardReport } from '../host/guard.js';
 import { type GuardFile, MAX_DRIFT, writeGuard } from '../records/guard-file.js';
 import type { Evidence } from './evidence.js';
+import type { Escalations } from './escalations.js';
+import type { Metrics } from './metrics.js';
+import type { Policy } from '../policy/model.js';
+import type { RecordProblem } from '../records/atomic.js';
 
 const detailOf = (e: unknown): string => (e instanceof Error ? e.message : 'unknown');
 
@@ -51,4 +55,27 @@ export const recordHazard = (evidence: Evidence, server: string, code: string, h
       log.error({ event: 'records_write_failed', file: 'observed-hazards.json', detail: detailOf(e) }, 'could not write the ledger'),
     );
   return true;
+};
+
+/** A host moved a lane off a shared child (evidence scope): kept until that host restarts, counted, logged. */
+export const recordEscalation = (
+  gw: { policy: Policy; escalations: Escalations; metrics: Metrics; log: Logger },
+  host: string,
+  params: Record<string, unknown>,
+): void => {
+  const p = params as { server?: string; lane?: string; request?: string; at?: number };
+  if (!p.server || !p.lane || !gw.policy.lanes[p.lane]) return;
+  const request = String(p.request ?? '');
+  gw.escalations.add({ server: p.server, lane: p.lane, request, at: Number(p.at ?? Date.now()), host });
+  gw.metrics.escalations.inc({ server: p.server, lane: p.lane });
+  gw.log.info({ event: 'lane_escalated', server: p.server, lane: p.lane, request, host }, 'lane moved to a dedicated child');
+};
+
+/** Records files that exist but could not be read: one error each, naming the file, the copy and the remedy. */
+export const logRecordProblems = (problems: readonly RecordProblem[], log: Logger): void => {
+  for (const p of problems)
+    log.error(
+      { event: 'records_unreadable', file: p.file, reason: p.reason, copy: p.copy, remedy: p.remedy },
+      `records file ${p.file} ${p.reason}; ${p.copy ? `kept as ${p.copy}; ` : ''}${p.remedy}`,
+    );
 };

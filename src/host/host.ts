@@ -8,8 +8,8 @@ import { formatRefusal } from '../guard/refusal.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { HostConfig } from './config.js';
 import { HostGuard } from './guard.js';
-import { measurePass } from './measure.js';
-import { compareInventory, describeDrift } from './inventory.js';
+import { measureServer } from './measure.js';
+import { checkInventory } from './inventory.js';
 import type { ServerConfig } from '../policy/model.js';
 import { type ChildScope, ServerSlot, type SlotHooks } from './slot.js';
 import { ProgressTokens } from './progress-tokens.js';
@@ -20,6 +20,7 @@ import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 import { inScope } from '../shareability/scope.js';
+import { escalateLane, escalationsOf, processesOf } from './lane-moves.js';
 
 type Params = Record<string, unknown>;
 
@@ -146,9 +147,15 @@ export class Host {
       };
     }
     if (req.method === 'ping') return {};
-    if (req.method === 'lanegate/processes') return { processes: this.processes(), escalations: this.escalations() };
+    if (req.method === 'lanegate/processes') {
+      return { processes: processesOf(this.slots.values()), escalations: escalationsOf(this.slots.values()) };
+    }
     if (req.method === 'lanegate/configure') return this.reconfigure(params.config as unknown as HostConfig);
-    if (req.method === 'lanegate/measure') return this.measure(String(params.server ?? ''), params.demonstrate === true);
+    if (req.method === 'lanegate/measure') {
+      const server = String(params.server ?? '');
+      const slot = this.cfg.lane === undefined ? this.slots.get(server) : undefined;
+      return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) => this.guard.vet(server, surface));
+    }
     const { lane, era, holder } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
     const target = unprefixRequest(req.method, params);
@@ -206,25 +213,6 @@ export class Host {
     return this.refused.get(server) ?? this.withheld.get(server);
   }
 
-  /** Declared inventory: compared on every (re)start and list change; a mismatch is loud. */
-  private checkInventory(cfg: ServerConfig, conn: UpstreamConn, surface: Surface): void {
-    const version = typeof conn.init.serverInfo.version === 'string' ? conn.init.serverInfo.version : undefined;
-    const drift = compareInventory(
-      cfg.expect,
-      version,
-      (surface.tools ?? []).map((t) => String(t.name)),
-    );
-    if (!drift) {
-      this.withheld.delete(cfg.name);
-      return;
-    }
-    const line = describeDrift(cfg.name, drift);
-    this.log.warn({ event: 'inventory_drift', server: cfg.name, drift, onDrift: cfg.onDrift }, line);
-    this.out.notify('lanegate/inventory', { server: cfg.name, drift: { ...drift }, line, withheld: cfg.onDrift === 'withhold' });
-    if (cfg.onDrift === 'withhold')
-      this.withheld.set(cfg.name, `withheld: ${line}; accept the new inventory by updating servers.${cfg.name}.expect in the policy`);
-  }
-
   private refreshTrust(): void {
     const changed = this.guard.refreshTrust();
     for (const server of changed) {
@@ -237,7 +225,7 @@ export class Host {
     return slot.conn(lane, era).then((conn) =>
       slot.surface(lane, era, async () => {
         const s = await fetchSurface(conn, slot.config.callTimeoutMs);
-        this.checkInventory(slot.config, conn, s);
+        checkInventory(slot.config, conn, s, { log: this.log, notify: (m, p) => this.out.notify(m, p), withheld: this.withheld });
         if (this.guard.vet(slot.config.name, s) === 'refused') {
           const r = this.guard.refusal(slot.config.name);
           if (r) process.stderr.write(`${formatRefusal(r)}\n`);
@@ -260,7 +248,8 @@ export class Host {
     // A shared child executes only what was demonstrated: anything else moves THIS lane first.
     if (slot.sharedFor(lane)) {
       const v = inScope(new Set(this.cfg.scopes?.[slot.config.name] ?? []), method, params);
-      if (!v.inside) await this.escalate(slot, lane, v.request);
+      if (!v.inside)
+        await escalateLane(slot, lane, v.request, { resources: this.resources, log: this.log, notify: (m, p) => this.out.notify(m, p) });
     }
     let conn: UpstreamConn;
     try {
@@ -293,41 +282,6 @@ export class Host {
     }
   }
 
-  /**
-   * Evidence scope: the lane's first request outside the demonstration moves it to a dedicated
-   * child of its own for this server until the host restarts; its subscriptions move with it.
-   * An event, not a hazard.
-   */
-  private async escalate(slot: ServerSlot, lane: string, request: string): Promise<void> {
-    const server = slot.config.name;
-    if (!slot.escalate(lane, request)) return;
-    const at = Date.now();
-    this.log.info(
-      { event: 'lane_escalated', server, lane, request: escapeUntrusted(request, 200) },
-      `lane "${lane}" now runs "${server}" dedicated: it called ${escapeUntrusted(request, 200)}, which the demonstration did not cover`,
-    );
-    this.out.notify('lanegate/escalated', { server, lane, request, at });
-    for (const c of await this.resources.escalate(server, lane, (era) => slot.sharedConn(era)))
-      void slot.conn(c.lane, c.era).catch(() => undefined);
-  }
-
-  /** Pre-flight (and the demonstration if the policy names a probe) on scratch processes. */
-  private async measure(server: string, withProbe: boolean): Promise<Params> {
-    const slot = this.slots.get(server);
-    const scratch = this.scratch;
-    if (!slot || !scratch || this.cfg.lane !== undefined)
-      throw new RpcFailure({ code: ERR.invalidParams, message: `"${server}" is not measurable in this host` });
-    const cfg = slot.config;
-    if (cfg.transport.kind !== 'stdio' || cfg.perLaneLaunch)
-      throw new RpcFailure({ code: ERR.invalidParams, message: `"${server}" is not a lane-independent stdio launch` });
-    return measurePass(
-      (tag, clientInfo) => scratch(cfg, tag, clientInfo),
-      cfg,
-      withProbe,
-      (surface) => this.guard.vet(server, surface),
-    );
-  }
-
   /** A child's list changed: re-scan at once, so a changed surface is vetted before any lane lists it. */
   private listChanged(server: string, scope: ChildScope, method: string): void {
     this.refused.delete(server);
@@ -337,23 +291,6 @@ export class Host {
     const tell = (): void => this.out.notify(method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
     if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
     else tell();
-  }
-
-  processes(): { server: string; placement: string; lane?: string; lanes?: string[]; era: Era; pid: number }[] {
-    return [...this.slots.values()].flatMap((s) =>
-      s.pids().map((p) => ({
-        server: s.config.name,
-        placement: p.lane === undefined ? 'shared' : 'dedicated',
-        ...(p.lane ? { lane: p.lane } : { lanes: s.sharedLanes() }),
-        era: p.era,
-        pid: p.pid,
-      })),
-    );
-  }
-
-  /** Lanes moved off shared children since this host started, per server. */
-  escalations(): { server: string; lane: string; request: string; at: number }[] {
-    return [...this.slots.values()].flatMap((s) => s.escalations().map((e) => ({ server: s.config.name, ...e })));
   }
 
   async close(): Promise<void> {

@@ -1,3 +1,7 @@
+import type { Logger } from 'pino';
+import type { Surface } from '../guard/scanner.js';
+import type { ServerConfig } from '../policy/model.js';
+import type { UpstreamConn } from '../upstream/conn.js';
 /** What the policy declared a server would be, against what it reports. Pure. */
 export interface InventoryDrift {
   expectedVersion?: string;
@@ -34,4 +38,32 @@ export const describeDrift = (server: string, d: InventoryDrift): string => {
   if (d.missingTools.length > 0) parts.push(`missing tools: ${d.missingTools.join(', ')}`);
   if (d.extraTools.length > 0) parts.push(`undeclared tools: ${d.extraTools.join(', ')}`);
   return `inventory drift in "${server}": ${parts.join('; ')}`;
+};
+
+/**
+ * Declared inventory, compared on every (re)start and list change: a mismatch is logged, reported
+ * to the front (`lanegate/inventory`), and with `onDrift: withhold` the server is withheld until
+ * the policy's `expect` matches again (a match lifts it).
+ */
+export const checkInventory = (
+  cfg: ServerConfig,
+  conn: UpstreamConn,
+  surface: Surface,
+  deps: { log: Logger; notify: (method: string, params: Record<string, unknown>) => void; withheld: Map<string, string> },
+): void => {
+  const version = typeof conn.init.serverInfo.version === 'string' ? conn.init.serverInfo.version : undefined;
+  const drift = compareInventory(
+    cfg.expect,
+    version,
+    (surface.tools ?? []).map((t) => String(t.name)),
+  );
+  if (!drift) {
+    deps.withheld.delete(cfg.name);
+    return;
+  }
+  const line = describeDrift(cfg.name, drift);
+  deps.log.warn({ event: 'inventory_drift', server: cfg.name, drift, onDrift: cfg.onDrift }, line);
+  deps.notify('lanegate/inventory', { server: cfg.name, drift: { ...drift }, line, withheld: cfg.onDrift === 'withhold' });
+  if (cfg.onDrift === 'withhold')
+    deps.withheld.set(cfg.name, `withheld: ${line}; accept the new inventory by updating servers.${cfg.name}.expect in the policy`);
 };

@@ -7,6 +7,8 @@ import type { Surface } from '../guard/scanner.js';
 import type { UpstreamConn } from '../upstream/conn.js';
 import { fetchSurface } from './surface-fetch.js';
 import { CALLER_IDENTITY_EXT, CALLER_META } from './config.js';
+import type { ServerConfig } from '../policy/model.js';
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 
 export type Spawn = (tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>;
 
@@ -164,4 +166,20 @@ export const measurePass = async (
   const demo =
     withProbe && pre.ran && cfg.probe && cfg.probe.length > 0 ? await demonstrate(spawn, cfg.probe, cfg.callTimeoutMs) : undefined;
   return { preflight: { ...pre }, ...(demo ? { demonstration: { ...demo } } : {}) };
+};
+
+/**
+ * `lanegate/measure` in a host: pre-flight (and the demonstration if the policy names a probe) on
+ * scratch processes. Only a lane-independent stdio launch of a shared host is measurable.
+ */
+export const measureServer = (
+  cfg: ServerConfig | undefined,
+  scratch: ((server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>) | undefined,
+  withProbe: boolean,
+  vet: (surface: Surface) => void,
+): ReturnType<typeof measurePass> => {
+  if (!cfg || !scratch) throw new RpcFailure({ code: ERR.invalidParams, message: 'not measurable in this host' });
+  if (cfg.transport.kind !== 'stdio' || cfg.perLaneLaunch)
+    throw new RpcFailure({ code: ERR.invalidParams, message: `"${cfg.name}" is not a lane-independent stdio launch` });
+  return measurePass((tag, clientInfo) => scratch(cfg, tag, clientInfo), cfg, withProbe, vet);
 };

@@ -1,0 +1,54 @@
+import type { Logger } from 'pino';
+import { escapeUntrusted } from '../log/escape.js';
+import type { Era } from '../upstream/conn.js';
+import type { ResourceRelay } from './resource-relay.js';
+import type { ServerSlot } from './slot.js';
+
+/**
+ * Evidence scope, the host's side: the lane's first request outside the demonstration moves it to
+ * a dedicated child of its own for this server until the host restarts; its resource
+ * subscriptions move with it (the lane's own child is started at once to hold them). An event,
+ * not a hazard: logged, and reported to the front (`lanegate/escalated`).
+ */
+export const escalateLane = async (
+  slot: ServerSlot,
+  lane: string,
+  request: string,
+  deps: { resources: ResourceRelay; log: Logger; notify: (method: string, params: Record<string, unknown>) => void },
+): Promise<void> => {
+  const server = slot.config.name;
+  if (!slot.escalate(lane, request)) return;
+  deps.log.info(
+    { event: 'lane_escalated', server, lane, request: escapeUntrusted(request, 200) },
+    `lane "${lane}" now runs "${server}" dedicated: it called ${escapeUntrusted(request, 200)}, which the demonstration did not cover`,
+  );
+  deps.notify('lanegate/escalated', { server, lane, request, at: Date.now() });
+  const moved = await deps.resources.escalate(server, lane, (era: Era) => slot.sharedConn(era));
+  for (const c of moved) void slot.conn(c.lane, c.era).catch(() => undefined);
+};
+
+export interface ProcessRow {
+  server: string;
+  placement: 'shared' | 'dedicated';
+  lane?: string;
+  /** For a shared child: the lanes on it now. */
+  lanes?: string[];
+  era: Era;
+  pid: number;
+}
+
+/** Every running child of these slots, and the lanes on each shared one. */
+export const processesOf = (slots: Iterable<ServerSlot>): ProcessRow[] =>
+  [...slots].flatMap((s) =>
+    s.pids().map((p) => ({
+      server: s.config.name,
+      placement: p.lane === undefined ? ('shared' as const) : ('dedicated' as const),
+      ...(p.lane ? { lane: p.lane } : { lanes: s.sharedLanes() }),
+      era: p.era,
+      pid: p.pid,
+    })),
+  );
+
+/** Lanes moved off shared children since the host started, per server. */
+export const escalationsOf = (slots: Iterable<ServerSlot>): { server: string; lane: string; request: string; at: number }[] =>
+  [...slots].flatMap((s) => s.escalations().map((e) => ({ server: s.config.name, ...e })));

@@ -1,0 +1,67 @@
+import type { RpcNotification, RpcRequest } from '../rpc/jsonrpc.js';
+import type { ServerConfig } from '../policy/model.js';
+import type { Surface } from '../guard/scanner.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
+
+/** Who a child serves, as seen when one of its frames arrives. */
+export interface ChildScope {
+  /** The lanes it serves: one for a dedicated child, every lane of the server if shared. */
+  lanes: string[] | 'all';
+  /** The one lane that has used a shared child so far, if exactly one. */
+  sole?: string;
+  /** More than one lane has used this shared child: a misrouted frame would cross lanes. */
+  contested: boolean;
+  /** The era its link speaks. */
+  era: Era;
+  /** The child's key within its server (lane or shared, and era). */
+  key: string;
+}
+
+export interface SlotHooks {
+  connect: (
+    server: ServerConfig,
+    lane: string | undefined,
+    hooks: {
+      onNotification: (n: RpcNotification) => void;
+      onServerRequest: (r: RpcRequest) => Promise<Record<string, unknown>>;
+      onExit: (detail: string) => void;
+    },
+    era: Era,
+    /** `upstreamEra: auto`: if the upstream refuses `era`, speak the other one. */
+    fallback: boolean,
+  ) => Promise<UpstreamConn>;
+  onNotification: (server: string, scope: ChildScope, n: RpcNotification) => void;
+  onServerRequest: (server: string, scope: ChildScope, r: RpcRequest) => Promise<Record<string, unknown>>;
+  /** A child (re)connected: state it held upstream (resource subscriptions) is renewed here. */
+  onConnected?: (server: string, key: string, conn: UpstreamConn) => void;
+  /** Whether something holds this child open (a subscription): it is then never stopped as idle. */
+  held?: (server: string, key: string) => boolean;
+  onEvent: (event: {
+    server: string;
+    lane?: string;
+    kind: 'started' | 'crashed' | 'stopped' | 'start_failed';
+    pid?: number;
+    detail?: string;
+    /** The version the started child reports (the front notes it for the verdict cache). */
+    version?: string;
+  }) => void;
+}
+
+export interface Instance {
+  key: string;
+  lane: string | undefined;
+  era: Era;
+  /** Lanes that have used it (only counted for a shared child). */
+  attached: Set<string>;
+  conn?: UpstreamConn;
+  starting?: Promise<UpstreamConn>;
+  crashes: number;
+  retryAt: number;
+  lastError?: string;
+  startedAt: number;
+  idleTimer?: NodeJS.Timeout;
+  restartTimer?: NodeJS.Timeout;
+  stopping: boolean;
+  /** The instance's vetted surface (fetched once, re-fetched after list_changed or a restart). */
+  surface?: Promise<Surface>;
+}
