@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
-import type { CallStream } from './call-streams.js';
+import { type CallStream, withCallToken } from './call-streams.js';
 import type { ParkedCall } from './mrtr.js';
 import { type Dispatched, dispatch } from './dispatch.js';
 import { type McpHttpDeps, rpcErrorData, withTraceOf } from './http-deps.js';
@@ -69,7 +69,7 @@ const answerModern = async (
     const wantsLogs = meta['io.modelcontextprotocol/logLevel'] !== undefined;
     s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, false, wantsLogs);
     s.caps = caps;
-    done = dispatch(d, lane, call).then((r) => {
+    done = dispatch(d, lane, withCallToken(call, s)).then((r) => {
       // An upstream that spoke 2026-07-28 asked for input itself: pass its request through, with
       // its requestState sealed inside ours (bound to this lane and call, one-shot).
       if (r.result?.resultType !== 'input_required') return r;
@@ -152,8 +152,15 @@ const answerModern = async (
   });
 };
 
-const inflightKey = (lane: string, session: string | undefined, id: unknown): string =>
-  `${lane}\u0000${session ?? ''}\u0000${JSON.stringify(id)}`;
+let modernSeq = 0;
+/**
+ * A call in flight belongs to its holder: a session (handshake era) or the single HTTP request
+ * that carried it (2026-07-28), never to the lane as a whole; two holders may use one id at once.
+ */
+const inflightKey = (lane: string, session: string | undefined, id: unknown): string => {
+  modernSeq += 1;
+  return `${lane}\u0000${session ?? `modern:${modernSeq}`}\u0000${JSON.stringify(id)}`;
+};
 
 /** notifications/cancelled from a lane aborts that lane's call (in its own session) and the upstream work. */
 const MAX_INPUT_ROUNDS = 8;
@@ -204,7 +211,18 @@ export const cancelFrom = (
   n: { method: string; params?: Record<string, unknown> },
 ): void => {
   if (n.method !== 'notifications/cancelled') return;
-  d.inflight.get(inflightKey(lane, session, n.params?.requestId))?.abort();
+  const id = JSON.stringify(n.params?.requestId);
+  if (session !== undefined) {
+    d.inflight.get(`${lane}\u0000${session}\u0000${id}`)?.abort();
+    return;
+  }
+  // 2026-07-28: the cancel names an id, not its request. It cancels the lane's one call in flight
+  // with that id; if several holders of the lane use that id at once it is ambiguous, and cancels
+  // none rather than the wrong one.
+  const prefix = `${lane}\u0000modern:`;
+  const suffix = `\u0000${id}`;
+  const hits = [...d.inflight].filter(([k]) => k.startsWith(prefix) && k.endsWith(suffix));
+  if (hits.length === 1) hits[0]?.[1].abort();
 };
 
 export const answer = async (
@@ -250,7 +268,7 @@ export const answer = async (
     session !== undefined,
     wantsLogs,
   );
-  const done = dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key));
+  const done = dispatchLegacy(d, lane, withCallToken(req, s)).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {
     d.streams.end(s);

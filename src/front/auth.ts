@@ -33,7 +33,13 @@ export class LaneAuth {
     this.verified.clear();
   }
 
-  async authenticate(header: string | undefined): Promise<string> {
+  /** Whether claims seen earlier are still admitted under the current policy (revocation, lane removed or disabled, cut-off). */
+  stillAdmitted(claims: LaneClaims): boolean {
+    return admitLane(claims, this.policy(), this.revoked).ok;
+  }
+
+  /** The lane a bearer token admits now, with the claims it was verified with (sessions and streams keep them). */
+  async authenticate(header: string | undefined): Promise<{ lane: string; claims: LaneClaims }> {
     if (!header) throw new LanegateError('auth_missing', 'no bearer token');
     const m = /^Bearer ([A-Za-z0-9_\-.=]+)$/.exec(header.trim());
     if (!m?.[1]) throw new LanegateError('auth_invalid', 'authorization is not a bearer token');
@@ -51,6 +57,6 @@ export class LaneAuth {
     }
     const admission = admitLane(claims, this.policy(), this.revoked);
     if (!admission.ok) throw new LanegateError(admission.code === 'auth_revoked' ? 'auth_revoked' : 'forbidden', admission.detail);
-    return admission.lane;
+    return { lane: admission.lane, claims };
   }
 }

@@ -5,7 +5,13 @@
  */
 export interface CallStream {
   readonly lane: string;
-  readonly token?: string | number;
+  /**
+   * The progress token this call carries upstream: minted here, unique to the call, so two holders
+   * of one lane (two sessions, two HTTP requests) may choose the same token at once.
+   */
+  readonly token?: string;
+  /** The token the lane chose; progress goes back to it under this one. */
+  readonly laneToken?: string | number;
   /** A modern (2026-07-28) call cannot carry server-to-client requests (MRTR instead). */
   readonly legacy: boolean;
   /** Log lines go only to calls that asked for them (a legacy session, or a modern logLevel in _meta). */
@@ -25,15 +31,17 @@ export interface CallStream {
 
 export class CallStreams {
   private readonly open = new Set<CallStream>();
+  private next = 1;
 
-  start(lane: string, token: string | number | undefined, legacy = true, logs = legacy): CallStream {
+  /** Opens a call's stream; `laneToken` is the progress token the lane chose, if any. */
+  start(lane: string, laneToken: string | number | undefined, legacy = true, logs = legacy): CallStream {
     let resolve: () => void = () => undefined;
     const first = new Promise<void>((r) => {
       resolve = r;
     });
     const s: CallStream = {
       lane,
-      ...(token !== undefined ? { token } : {}),
+      ...(laneToken !== undefined ? { token: `lgf-${this.next++}`, laneToken } : {}),
       legacy,
       logs,
       queue: [],
@@ -87,8 +95,24 @@ export class CallStreams {
       if (token !== undefined ? s.token === token : true) target = s;
     }
     if (!target) return false;
-    target.queue.push(msg);
+    const params = msg.params as Record<string, unknown> | undefined;
+    // Progress goes back under the token the lane chose for this call.
+    target.queue.push(
+      token !== undefined && target.laneToken !== undefined && params
+        ? { ...msg, params: { ...params, progressToken: target.laneToken } }
+        : msg,
+    );
     target.wake();
     return true;
   }
 }
+
+/** The request as it goes upstream: the call's own minted progress token in place of the lane's. */
+export const withCallToken = <R extends { params?: Record<string, unknown> }>(req: R, s: CallStream): R => {
+  if (s.token === undefined) return req;
+  const params = req.params ?? {};
+  return {
+    ...req,
+    params: { ...params, _meta: { ...((params._meta as Record<string, unknown> | undefined) ?? {}), progressToken: s.token } },
+  };
+};

@@ -25,6 +25,7 @@ import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } 
 import type { GuardReport } from '../host/guard.js';
 import { readTrust } from '../records/trust-file.js';
 import { Escalations } from './escalations.js';
+import { LaneLoad } from './lane-load.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './live-review.js';
 
@@ -59,6 +60,8 @@ export class Gateway {
   /** Calls in flight, by lane, session and JSON-RPC id: what a lane's notifications/cancelled aborts. */
   readonly inflight = new Map<string, AbortController>();
   readonly metrics = new Metrics();
+  /** What each lane has open right now, against gateway.limits. */
+  readonly load = new LaneLoad(() => this.policy.gateway.limits);
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
   readonly auth: LaneAuth;
@@ -87,6 +90,7 @@ export class Gateway {
     readTrust(o.policy.gateway.stateDir, true);
     this.evidence = new Evidence(o.policy);
     logRecordProblems(this.evidence.problems, o.log);
+    this.sessions.maxPerLane = o.policy.gateway.limits.sessionsPerLane;
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
     this.hosts = new HostManager(
       (key) => this.hostConfig(key),
@@ -254,6 +258,7 @@ export class Gateway {
       });
       this.server.once('error', reject);
     });
+    (this.server as unknown as { maxConnections: number }).maxConnections = g.limits.connections;
     await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
     // A budgeted pass measures what has never been measured; it changes placements at the next host start.
     setTimeout(() => void this.evaluator.budgeted(), 200).unref();

@@ -6,6 +6,7 @@ import type { ClientRequests } from './client-requests.js';
 import type { Rejection } from './modern-checks.js';
 import type { Mrtr } from './mrtr.js';
 import type { Sessions } from './sessions.js';
+import type { LaneLoad } from './lane-load.js';
 
 /** What the HTTP handlers of /mcp need from the gateway. */
 export interface McpHttpDeps extends DispatchDeps {
@@ -15,6 +16,8 @@ export interface McpHttpDeps extends DispatchDeps {
   clientRequests: ClientRequests;
   auth: LaneAuth;
   sessions: Sessions;
+  /** What each lane has open, against gateway.limits. */
+  load: LaneLoad;
   realm: string;
   onRefused: (code: string) => void;
 }

@@ -5,6 +5,7 @@ import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from './resource-holders.js';
 import type { McpHttpDeps } from './http-deps.js';
 import type { ListenFilter } from './sessions.js';
+import type { LaneClaims } from '../auth/tokens.js';
 
 /**
  * `subscriptions/listen` (2026-07-28): an SSE stream that first acknowledges the honored subset of
@@ -12,7 +13,14 @@ import type { ListenFilter } from './sessions.js';
  * it subscribed (URIs of the lane's catalog only), each tagged with the subscription id. With
  * nothing honored it completes at once.
  */
-export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest, serverInfo: Record<string, unknown>): Response => {
+export const listen = (
+  c: Context,
+  d: McpHttpDeps,
+  lane: string,
+  req: RpcRequest,
+  serverInfo: Record<string, unknown>,
+  claims?: LaneClaims,
+): Response => {
   const requested = (req.params?.notifications ?? undefined) as Record<string, unknown> | undefined;
   if (!requested || typeof requested !== 'object') {
     return c.json({
@@ -37,10 +45,26 @@ export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest
   const dl = { ...d, era: 'modern' as const, holder };
   const queue: Record<string, unknown>[] = [];
   let wakeUp: () => void = () => undefined;
-  const stop = d.sessions.listen(lane, holder, honored, (m) => {
-    queue.push({ jsonrpc: '2.0', method: m.method, params: tag((m.params as Record<string, unknown> | undefined) ?? {}) });
-    wakeUp();
-  });
+  let revoked = false;
+  const stop = d.sessions.listen(
+    lane,
+    holder,
+    honored,
+    (m) => {
+      queue.push({ jsonrpc: '2.0', method: m.method, params: tag((m.params as Record<string, unknown> | undefined) ?? {}) });
+      wakeUp();
+    },
+    // A reload that revokes the token it was opened with ends the stream at once.
+    claims
+      ? {
+          claims,
+          close: () => {
+            revoked = true;
+            wakeUp();
+          },
+        }
+      : undefined,
+  );
   return streamSSE(c, async (stream) => {
     const granted = wanted.length > 0 ? await changeResources(dl, lane, wanted, true) : [];
     if (granted.length > 0) honored.resourceSubscriptions = granted;
@@ -61,7 +85,7 @@ export const listen = (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest
       return;
     }
     try {
-      for (let guard = 0; guard < 10_000_000 && !stream.aborted; guard += 1) {
+      for (let guard = 0; guard < 10_000_000 && !stream.aborted && !revoked; guard += 1) {
         while (queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(queue.shift()) });
         let keepAlive: NodeJS.Timeout | undefined;
         const timedOut = await new Promise<boolean>((r) => {

@@ -16,6 +16,10 @@ import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom } from './answer.js';
 import { listen } from './listen.js';
 import { RECENT_ABSENT_MS } from './catalog.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { LaneClaims } from '../auth/tokens.js';
+import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
+import type { LoadKind, LoadRefusal } from './lane-load.js';
 
 export type { McpHttpDeps } from './http-deps.js';
 
@@ -48,8 +52,8 @@ const modernResult = (method: string, result: Record<string, unknown>, serverInf
   return out;
 };
 
-/** Authenticates; returns the lane or an error response. Nothing unauthenticated goes further. */
-const authenticate = async (c: Context, d: McpHttpDeps): Promise<string | Response> => {
+/** Authenticates; returns the lane and its claims, or an error response. Nothing unauthenticated goes further. */
+const authenticate = async (c: Context, d: McpHttpDeps): Promise<{ lane: string; claims: LaneClaims } | Response> => {
   try {
     return await d.auth.authenticate(c.req.header('authorization'));
   } catch (e) {
@@ -77,14 +81,73 @@ const checkToolParamHeaders = async (c: Context, d: McpHttpDeps, lane: string, r
 const modernErrorStatus = (code: number, status: number): number =>
   code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
 
+/** A per-lane limit reached: 429 with Retry-After and a JSON-RPC error naming the setting. */
+const refuseLoad = (c: Context, r: LoadRefusal, id: unknown = null): Response =>
+  rpcErrorData(c, { status: r.status, code: ERR.invalidRequest, message: r.message, data: { limit: r.setting, value: r.limit } }, id, {
+    'Retry-After': String(r.retryAfterS),
+  });
+
+/** Counts an open HTTP request of the lane until its response closes; undefined if it may go on. */
+const hold = (c: Context, d: McpHttpDeps, lane: string, kind: LoadKind): Response | undefined => {
+  const r = d.load.take(lane, kind);
+  if (typeof r !== 'function') return refuseLoad(c, r);
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing) outgoing.once('close', r);
+  else r();
+  return undefined;
+};
+
+const tooLarge = (c: Context, max: number, close: boolean): Response =>
+  rpcError(
+    c,
+    413,
+    ERR.invalidRequest,
+    `Request body over ${max} bytes; raise gateway.maxBodyBytes to allow larger ones`,
+    null,
+    close ? { Connection: 'close' } : {},
+  );
+
+/**
+ * The body as text, bounded while it streams (Content-Length or not), or the error response:
+ * 415 for a body that is not JSON by its Content-Type, 406 for an Accept without JSON, 413 past
+ * gateway.maxBodyBytes, 400 past gateway.limits.jsonDepth.
+ */
+const boundedBody = async (c: Context, d: McpHttpDeps): Promise<string | Response> => {
+  if (!isJsonContentType(c.req.header('content-type')))
+    return rpcError(c, 415, ERR.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
+  if (!accepts(c.req.header('accept'), 'application/json'))
+    return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json');
+  const g = d.policy().gateway;
+  const max = g.maxBodyBytes;
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  let text: string;
+  if (incoming) {
+    const r = await readBody(incoming, max);
+    if (!r.ok) return tooLarge(c, max, !r.drained);
+    text = r.text;
+  } else {
+    if (Number(c.req.header('content-length') ?? '0') > max) return tooLarge(c, max, true);
+    text = await c.req.text();
+    if (Buffer.byteLength(text) > max) return tooLarge(c, max, false);
+  }
+  if (jsonDepthOver(text, g.limits.jsonDepth))
+    return rpcError(
+      c,
+      400,
+      ERR.invalidRequest,
+      `Invalid Request: JSON nested deeper than ${g.limits.jsonDepth} (gateway.limits.jsonDepth)`,
+    );
+  return text;
+};
+
 export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
-  const lane = await authenticate(c, d);
-  if (lane instanceof Response) return lane;
-  const declared = Number(c.req.header('content-length') ?? '0');
-  const maxBody = d.policy().gateway.maxBodyBytes;
-  if (declared > maxBody) return rpcError(c, 413, ERR.invalidRequest, `request body over ${maxBody} bytes`);
-  const text = await c.req.text();
-  if (Buffer.byteLength(text) > maxBody) return rpcError(c, 413, ERR.invalidRequest, `request body over ${maxBody} bytes`);
+  const who = await authenticate(c, d);
+  if (who instanceof Response) return who;
+  const { lane, claims } = who;
+  const busy = hold(c, d, lane, 'requests');
+  if (busy) return busy;
+  const text = await boundedBody(c, d);
+  if (text instanceof Response) return text;
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -110,7 +173,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
     }
     const req = outcome.message as unknown as RpcRequest;
     const serverInfo = d.serverInfo;
-    if (req.method === 'subscriptions/listen') return listen(c, d, lane, req, serverInfo);
+    if (req.method === 'subscriptions/listen') return hold(c, d, lane, 'streams') ?? listen(c, d, lane, req, serverInfo, claims);
     if (REMOVED_IN_MODERN.has(req.method))
       return rpcErrorData(
         c,
@@ -137,6 +200,8 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
         ),
       });
     }
+    const full = hold(c, d, lane, 'calls');
+    if (full) return full;
     return answer(c, d, lane, req, undefined, (r) =>
       r.error
         ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
@@ -144,14 +209,16 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
     );
   }
 
-  // Handshake era.
+  // Handshake era: the client must take both answers the transport may give (as the SDK requires).
+  if (!accepts(c.req.header('accept'), 'text/event-stream'))
+    return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json and text/event-stream', id);
   if (Array.isArray(body)) return rpcError(c, 400, ERR.invalidRequest, 'JSON-RPC batches are not supported');
   const msg = body as RpcRequest;
   const sid = c.req.header(SESSION_HEADER);
   if (outcome.reason === 'initialize') {
     const params = msg.params ?? {};
     const version = negotiate(params.protocolVersion);
-    const session = d.sessions.create(lane, version);
+    const session = d.sessions.create(lane, version, claims);
     return c.json(
       {
         jsonrpc: '2.0',
@@ -168,6 +235,8 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   if (outcome.reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
   if (outcome.reason === 'response') d.clientRequests.answer(lane, body as { id?: unknown });
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
+  const full = hold(c, d, lane, 'calls');
+  if (full) return full;
   return answer(c, d, lane, msg, sid, (r) => ({
     status: r.status,
     body: r.error ? { jsonrpc: '2.0', id: msg.id, error: r.error } : { jsonrpc: '2.0', id: msg.id, result: r.result ?? {} },
@@ -175,12 +244,19 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
 };
 
 export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> => {
-  const lane = await authenticate(c, d);
-  if (lane instanceof Response) return lane;
+  const who = await authenticate(c, d);
+  if (who instanceof Response) return who;
+  const { lane } = who;
   const sid = c.req.header(SESSION_HEADER);
   if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: GET needs a legacy session', null, { Allow: 'POST' });
+  if (!accepts(c.req.header('accept'), 'text/event-stream'))
+    return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include text/event-stream');
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found');
+  // One standalone GET stream per session (as the SDK allows); the second is a conflict.
+  if (session.streams.size > 0) return rpcError(c, 409, ERR.invalidRequest, 'Conflict: this session already has a GET stream open');
+  const busy = hold(c, d, lane, 'requests') ?? hold(c, d, lane, 'streams');
+  if (busy) return busy;
   return streamSSE(c, async (stream) => {
     let open = true;
     let wake: () => void = () => undefined;
@@ -215,8 +291,9 @@ export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> =
 };
 
 export const handleDelete = async (c: Context, d: McpHttpDeps): Promise<Response> => {
-  const lane = await authenticate(c, d);
-  if (lane instanceof Response) return lane;
+  const who = await authenticate(c, d);
+  if (who instanceof Response) return who;
+  const { lane } = who;
   const sid = c.req.header(SESSION_HEADER);
   if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: DELETE needs a legacy session', null, { Allow: 'POST' });
   if (!d.sessions.get(sid, lane)) return rpcError(c, 404, ERR.invalidRequest, 'Session not found');

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { LaneClaims } from '../auth/tokens.js';
 
 export interface StreamSink {
   send: (msg: Record<string, unknown>) => void;
@@ -14,6 +15,8 @@ export interface Session {
   streams: Set<StreamSink>;
   /** Resource URIs (as the lane names them) this session subscribed to. */
   resources: Set<string>;
+  /** The token it was opened with: revoking it (or the lane) ends the session and its stream. */
+  claims?: LaneClaims;
 }
 
 export const IDLE_MS = 60 * 60 * 1000;
@@ -48,25 +51,44 @@ export class Sessions {
     holder: string;
     filter: ListenFilter;
     send: (m: Record<string, unknown>) => void;
+    claims?: LaneClaims;
+    close?: () => void;
   }>();
+  /** Sessions per lane before the least recently used one ends (gateway.limits.sessionsPerLane). */
+  maxPerLane = MAX_PER_LANE;
   /** Called when a session ends (its resource subscriptions are released upstream). */
   onEnd: (s: Session) => void = () => undefined;
 
   /** A modern lane's subscriptions/listen stream: list changes of ITS catalog only, per its filter. */
-  listen(lane: string, holder: string, filter: ListenFilter, send: (m: Record<string, unknown>) => void): () => void {
-    const l = { lane, holder, filter, send };
+  listen(
+    lane: string,
+    holder: string,
+    filter: ListenFilter,
+    send: (m: Record<string, unknown>) => void,
+    opened?: { claims: LaneClaims; close: () => void },
+  ): () => void {
+    const l = { lane, holder, filter, send, ...(opened ?? {}) };
     this.listeners.add(l);
     return () => this.listeners.delete(l);
   }
 
-  create(lane: string, protocolVersion: string): Session {
+  create(lane: string, protocolVersion: string, claims?: LaneClaims): Session {
     const mine = [...this.byId.values()].filter((s) => s.lane === lane).sort((a, b) => a.lastSeen - b.lastSeen);
-    while (mine.length >= MAX_PER_LANE) {
+    while (mine.length >= this.maxPerLane) {
       const oldest = mine.shift();
       if (oldest) this.end(oldest.id);
     }
     const now = Date.now();
-    const s: Session = { id: randomUUID(), lane, protocolVersion, createdAt: now, lastSeen: now, streams: new Set(), resources: new Set() };
+    const s: Session = {
+      id: randomUUID(),
+      lane,
+      protocolVersion,
+      createdAt: now,
+      lastSeen: now,
+      streams: new Set(),
+      resources: new Set(),
+      ...(claims ? { claims } : {}),
+    };
     this.byId.set(s.id, s);
     return s;
   }
@@ -110,6 +132,28 @@ export class Sessions {
     for (const l of this.listeners) {
       if (l.lane === lane && holders.includes(l.holder) && l.filter.resourceSubscriptions?.includes(uri)) l.send(msg);
     }
+  }
+
+  /**
+   * Ends every session, and closes every listen stream, whose opening token is no longer admitted
+   * (revoked, its lane removed or disabled, or issued before the lane's cut-off). Returns how many.
+   */
+  endRevoked(admitted: (claims: LaneClaims) => boolean): number {
+    let n = 0;
+    for (const s of [...this.byId.values()]) {
+      if (s.claims && !admitted(s.claims)) {
+        this.end(s.id);
+        n += 1;
+      }
+    }
+    for (const l of [...this.listeners]) {
+      if (l.claims && !admitted(l.claims)) {
+        this.listeners.delete(l);
+        l.close?.();
+        n += 1;
+      }
+    }
+    return n;
   }
 
   /** Ends every session of lanes no longer admitted. */

@@ -82,6 +82,7 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
       issuer: doc.gateway.issuer,
       audience: doc.gateway.audience,
       maxBodyBytes: doc.gateway.maxBodyBytes,
+      limits: doc.gateway.limits,
       allowedOrigins: doc.gateway.allowedOrigins,
       ...(doc.gateway.publicUrl ? { publicUrl: doc.gateway.publicUrl } : {}),
     },

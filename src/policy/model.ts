@@ -9,8 +9,19 @@ export interface GatewayConfig {
   issuer: string;
   audience: string;
   maxBodyBytes: number;
+  limits: Limits;
   allowedOrigins: string[];
   publicUrl?: string;
+}
+
+/** gateway.limits: what one lane, and the whole front, may have open at once. */
+export interface Limits {
+  jsonDepth: number;
+  sessionsPerLane: number;
+  streamsPerLane: number;
+  callsPerLane: number;
+  requestsPerLane: number;
+  connections: number;
 }
 
 export interface SecretRef {

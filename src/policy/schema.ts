@@ -100,6 +100,56 @@ const listen = z
   .string()
   .regex(/^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|\[::1\]|localhost):\d{1,5}$/, 'must be a loopback host:port (127.x.x.x, [::1] or localhost)');
 
+/** Defaults for `gateway.limits`: generous for a busy agent, small enough that one lane cannot take the front down. */
+export const LIMIT_DEFAULTS = {
+  jsonDepth: 64,
+  sessionsPerLane: 256,
+  streamsPerLane: 32,
+  callsPerLane: 64,
+  requestsPerLane: 128,
+  connections: 2048,
+};
+
+const limits = z.strictObject({
+  jsonDepth: z
+    .number()
+    .int()
+    .min(8)
+    .max(1000)
+    .default(LIMIT_DEFAULTS.jsonDepth)
+    .describe('Deepest JSON nesting a request may have (400 past it)'),
+  sessionsPerLane: z
+    .number()
+    .int()
+    .min(1)
+    .default(LIMIT_DEFAULTS.sessionsPerLane)
+    .describe('Handshake-era sessions per lane; past it the least recently used one ends'),
+  streamsPerLane: z
+    .number()
+    .int()
+    .min(1)
+    .default(LIMIT_DEFAULTS.streamsPerLane)
+    .describe('Open GET streams and subscriptions/listen streams per lane (429 past it; one GET stream per session, 409 for a second)'),
+  callsPerLane: z
+    .number()
+    .int()
+    .min(1)
+    .default(LIMIT_DEFAULTS.callsPerLane)
+    .describe('Requests of one lane in flight at once (429 past it)'),
+  requestsPerLane: z
+    .number()
+    .int()
+    .min(1)
+    .default(LIMIT_DEFAULTS.requestsPerLane)
+    .describe('Open HTTP requests of one lane, streams included (429 past it)'),
+  connections: z
+    .number()
+    .int()
+    .min(16)
+    .default(LIMIT_DEFAULTS.connections)
+    .describe('TCP connections the front accepts at once, all lanes together'),
+});
+
 const gateway = z.strictObject({
   listen: listen.default('127.0.0.1:8750'),
   stateDir: z.string().default('./.lanegate'),
@@ -113,6 +163,7 @@ const gateway = z.strictObject({
     .default(4 * 1024 * 1024),
   allowedOrigins: z.array(z.string()).default([]),
   publicUrl: z.url().optional(),
+  limits: limits.default(LIMIT_DEFAULTS).describe('What one lane (and the whole gateway) may open at once'),
 });
 
 export const policySchema = z.strictObject({
@@ -125,6 +176,7 @@ export const policySchema = z.strictObject({
     audience: 'lanegate',
     maxBodyBytes: 4 * 1024 * 1024,
     allowedOrigins: [],
+    limits: LIMIT_DEFAULTS,
   }),
   commands: z.record(name, command).default({}),
   trustDomains: z.record(name, trustDomain),

@@ -57,7 +57,8 @@ export const startGateway = async (
       cwd: dir,
       reject: false,
       buffer: false,
-      env: { LANEGATE_LOG_LEVEL: 'info', ...(opts.env ?? {}) },
+      // As npm start and the deploy files run it (few malloc arenas keep RSS honest under bursts).
+      env: { LANEGATE_LOG_LEVEL: 'info', MALLOC_ARENA_MAX: '2', ...(opts.env ?? {}) },
     },
   );
   proc.stderr?.setEncoding('utf8');

@@ -206,10 +206,19 @@ describe("upstreamEra: auto (the default) — the lane's era when the upstream s
     const h = await legacySession(gw.url, token);
     const r = await fetch(gw.url, {
       method: 'POST',
-      headers: { ...h, accept: 'application/json' },
+      headers: h,
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name, arguments: { text: 'old' } } }),
     });
-    return textOf(((await r.json()) as { result?: unknown }).result ?? {});
+    // JSON, or SSE if a notification came before the result: the result is the last message.
+    const text = await r.text();
+    const last = (r.headers.get('content-type') ?? '').includes('text/event-stream')
+      ? (text
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .at(-1)
+          ?.slice(5) ?? '{}')
+      : text;
+    return textOf((JSON.parse(last) as { result?: unknown }).result ?? {});
   };
 
   it('a handshake-era-only server: one child per lane whatever era its requests come in, in either order', async () => {

@@ -44,7 +44,7 @@ describe('resource updates reach exactly the holders that subscribed, on a share
   const rpc = (h: Record<string, string>, id: number, method: string, params: Record<string, unknown>) =>
     fetch(gw.url, {
       method: 'POST',
-      headers: { ...h, accept: 'application/json' },
+      headers: h,
       body: JSON.stringify({ jsonrpc: '2.0', id, method, params }),
     });
   /** A session's GET stream: the next message, or undefined if none comes within `ms`. */

@@ -1,0 +1,81 @@
+import type { IncomingMessage } from 'node:http';
+
+/** `drained`: the whole oversized body was read (and discarded), so the connection may be kept. */
+export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true; drained: boolean };
+
+/**
+ * Reads a request body, counting bytes AS THEY ARRIVE, whatever Content-Length said (or did not
+ * say, for a chunked body). Past `max` nothing more is kept: the rest is read and discarded so the
+ * client gets a clean 413, but only up to `drainCap` bytes in all; past that the caller answers and
+ * closes the connection. Memory held is at most `max` bytes either way.
+ */
+export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math.max(8 * max, 32 * 1024 * 1024)): Promise<BodyRead> =>
+  new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let n = 0;
+    let done = false;
+    const finish = (r: BodyRead): void => {
+      if (done) return;
+      done = true;
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onError);
+      resolve(r);
+    };
+    const onData = (chunk: Buffer): void => {
+      n += chunk.length;
+      if (n <= max) {
+        chunks.push(chunk);
+        return;
+      }
+      chunks.length = 0;
+      if (n > drainCap) {
+        incoming.pause();
+        finish({ ok: false, tooLarge: true, drained: false });
+      }
+    };
+    const onEnd = (): void =>
+      finish(n <= max ? { ok: true, text: Buffer.concat(chunks, n).toString('utf8') } : { ok: false, tooLarge: true, drained: true });
+    const onError = (): void => finish({ ok: false, tooLarge: true, drained: false });
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onError);
+  });
+
+/**
+ * The deepest nesting of arrays and objects in a JSON text, stopping as soon as it passes
+ * `limit` (so a hostile 100,000-deep value costs one linear scan and nothing recursive). Pure.
+ */
+export const jsonDepthOver = (text: string, limit: number): boolean => {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92)
+        i += 1; // backslash: skip the escaped character
+      else if (ch === 34) inString = false;
+      continue;
+    }
+    if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (ch === 125 || ch === 93) depth -= 1;
+  }
+  return false;
+};
+
+/** Whether a media-range list (an Accept header) admits `type`, wildcards included. Pure. */
+export const accepts = (header: string | undefined, type: string): boolean => {
+  if (!header) return false;
+  const [major] = type.split('/');
+  return header.split(',').some((part) => {
+    const range = (part.split(';')[0] ?? '').trim().toLowerCase();
+    return range === type || range === '*/*' || range === `${major}/*`;
+  });
+};
+
+/** Whether a Content-Type names JSON (parameters such as charset allowed). Pure. */
+export const isJsonContentType = (header: string | undefined): boolean =>
+  (header?.split(';')[0] ?? '').trim().toLowerCase() === 'application/json';

@@ -1,0 +1,179 @@
+/**
+ * npm run bench:fairness — one lane floods, another keeps its latency.
+ * The quiet lane makes sequential tools/call (echo) requests: first alone, then while the flood
+ * lane opens many sessions, holds many GET streams, keeps many slow calls in flight and hammers
+ * echo at concurrency 16 (each lane has its own upstream child: nothing here is shared but the
+ * front and the host). Prints the quiet lane's p50/p99 alone and under the flood, as ratios.
+ */
+import { Agent, request } from 'node:http';
+import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
+
+const N = Number(process.env.BENCH_N ?? 2000);
+const agent = new Agent({ keepAlive: true, maxSockets: 256 });
+
+const send = (url: URL, body: string, headers: Record<string, string>, method = 'POST'): Promise<{ status: number; text: string }> =>
+  new Promise((resolve) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method,
+        agent,
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          text += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      },
+    );
+    req.on('error', () => resolve({ status: 0, text: '' }));
+    req.end(body);
+  });
+
+const modern = (token: string, method: string, name?: string): Record<string, string> => ({
+  authorization: `Bearer ${token}`,
+  'mcp-protocol-version': '2026-07-28',
+  'mcp-method': method,
+  ...(name ? { 'mcp-name': name } : {}),
+});
+const META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+const callBody = (id: number, name: string, args: Record<string, unknown>): string =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: META } });
+
+const quietRun = async (url: URL, token: string): Promise<{ p50: number; p99: number; errors: number }> => {
+  const lat: number[] = [];
+  let errors = 0;
+  for (let i = 0; i < N; i += 1) {
+    const t = process.hrtime.bigint();
+    const r = await send(url, callBody(i, 'fix_echo', { text: 'q' }), modern(token, 'tools/call', 'fix_echo'));
+    lat.push(Number(process.hrtime.bigint() - t) / 1e6);
+    if (r.status !== 200) errors += 1;
+  }
+  lat.sort((a, b) => a - b);
+  return { p50: lat[Math.floor(N * 0.5)] ?? 0, p99: lat[Math.floor(N * 0.99)] ?? 0, errors };
+};
+
+const main = async (): Promise<void> => {
+  const gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  quiet: { servers: [fix] }
+  flood: { servers: [fix] }
+`);
+  const url = new URL(gw.url);
+  const tq = await gw.token('quiet');
+  const tf = await gw.token('flood');
+  try {
+    for (let i = 0; i < 1500; i += 1) await send(url, callBody(i, 'fix_echo', { text: 'w' }), modern(tq, 'tools/call', 'fix_echo'));
+    for (let i = 0; i < 300; i += 1) await send(url, callBody(i, 'fix_echo', { text: 'w' }), modern(tf, 'tools/call', 'fix_echo'));
+    const alone = await quietRun(url, tq);
+
+    let flooding = true;
+    const counts = { sessions: 0, streams: 0, slow: 0, fast: 0, refused429: 0 };
+    const floodTasks: Promise<unknown>[] = [];
+    // Many sessions, each with a GET stream held open (until the per-lane stream limit says no).
+    const sessions: string[] = [];
+    for (let i = 0; i < 300; i += 1) {
+      const r = await new Promise<string>((resolve) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: url.pathname,
+            method: 'POST',
+            agent,
+            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tf}` },
+          },
+          (res) => {
+            res.resume();
+            resolve(String(res.headers['mcp-session-id'] ?? ''));
+          },
+        );
+        req.end(
+          JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method: 'initialize',
+            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+          }),
+        );
+      });
+      if (r) sessions.push(r);
+    }
+    counts.sessions = sessions.length;
+    const streamReqs = sessions.slice(0, 100).map((sid) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'GET',
+          headers: { authorization: `Bearer ${tf}`, accept: 'text/event-stream', 'mcp-session-id': sid },
+        },
+        (res) => {
+          if (res.statusCode === 200) counts.streams += 1;
+          else counts.refused429 += res.statusCode === 429 ? 1 : 0;
+          res.resume();
+        },
+      );
+      req.on('error', () => undefined);
+      req.end();
+      return req;
+    });
+    // Slow calls kept in flight, and a tight loop of fast ones at concurrency 16.
+    for (let k = 0; k < 48; k += 1)
+      floodTasks.push(
+        (async () => {
+          for (let i = 0; flooding && i < 10_000; i += 1) {
+            const r = await send(url, callBody(i, 'fix_sleep', { ms: 2000 }), modern(tf, 'tools/call', 'fix_sleep'));
+            if (r.status === 429) {
+              counts.refused429 += 1;
+              await new Promise((res) => setTimeout(res, 50));
+            } else counts.slow += 1;
+          }
+        })(),
+      );
+    for (let k = 0; k < 16; k += 1)
+      floodTasks.push(
+        (async () => {
+          for (let i = 0; flooding && i < 1_000_000; i += 1) {
+            const r = await send(url, callBody(i, 'fix_echo', { text: 'f' }), modern(tf, 'tools/call', 'fix_echo'));
+            if (r.status === 429) {
+              counts.refused429 += 1;
+              await new Promise((res) => setTimeout(res, 5));
+            } else counts.fast += 1;
+          }
+        })(),
+      );
+    await new Promise((r) => setTimeout(r, 1000));
+    const under = await quietRun(url, tq);
+    flooding = false;
+    for (const s of streamReqs) s.destroy();
+    await Promise.all(floodTasks);
+
+    const f = (x: number): string => x.toFixed(2).padStart(8);
+    process.stdout.write(`\nfairness: the quiet lane's sequential tools/call, ${N} calls each (ms)\n`);
+    process.stdout.write('| quiet lane        |      p50 |      p99 | errors |\n|---|---|---|---|\n');
+    process.stdout.write(`| alone             | ${f(alone.p50)} | ${f(alone.p99)} | ${alone.errors} |\n`);
+    process.stdout.write(`| while flood runs  | ${f(under.p50)} | ${f(under.p99)} | ${under.errors} |\n`);
+    process.stdout.write(`| ratio             | ${f(under.p50 / alone.p50)}x | ${f(under.p99 / alone.p99)}x | goal p99 <= 2x |\n`);
+    process.stdout.write(
+      `flood lane meanwhile: ${counts.sessions} sessions, ${counts.streams} GET streams held, ${counts.slow} slow calls, ${counts.fast} fast calls, ${counts.refused429} refused with 429\n`,
+    );
+  } finally {
+    await gw.stop();
+  }
+};
+
+await main();

@@ -1,0 +1,301 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:http';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { cli, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { legacySession, modernMeta, modernPost, post } from '../helpers/mcp.js';
+import { sleep } from '../helpers/procs.js';
+
+const POLICY = (revoked: string[] = []) => `${policyHead(`  limits: { streamsPerLane: 3, callsPerLane: 4 }`)}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [fix] }
+  b: { servers: [fix] }
+revokedTokenIds: ${JSON.stringify(revoked)}
+`;
+
+/** The front's resident set and its peak so far, from /proc (kB). */
+const memOf = (pid: number): { rss: number; hwm: number } => {
+  const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return { rss: Number(/VmRSS:\s+(\d+)/.exec(s)?.[1]), hwm: Number(/VmHWM:\s+(\d+)/.exec(s)?.[1]) };
+};
+
+/** POSTs `mib` MiB as a chunked body (no Content-Length), as fast as the socket takes it. */
+const chunkedPost = (url: string, token: string, mib: number): Promise<{ status: number; body: string }> =>
+  new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'transfer-encoding': 'chunked',
+        },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          body += c;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      },
+    );
+    req.on('error', () => undefined); // the front closes the connection once it has answered 413
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let sent = 0;
+    const pump = (): void => {
+      while (sent < mib) {
+        sent += 1;
+        if (!req.write(chunk)) {
+          req.once('drain', pump);
+          return;
+        }
+      }
+      req.end();
+    };
+    req.write('{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"');
+    pump();
+    setTimeout(() => reject(new Error('no answer to the chunked body')), 30_000).unref();
+  });
+
+/** A session's GET stream; `closed` resolves when the front ends it. */
+const getStream = async (url: string, h: Record<string, string>) => {
+  const ac = new AbortController();
+  const res = await fetch(url, { method: 'GET', headers: { ...h, accept: 'text/event-stream' }, signal: ac.signal });
+  const closed = (async () => {
+    if (!res.body) return;
+    const reader = res.body.getReader();
+    for (let i = 0; i < 10_000; i += 1) if ((await reader.read().catch(() => ({ done: true }))).done) return;
+  })();
+  return { res, closed, abort: () => ac.abort() };
+};
+
+describe('no lane can hurt the front or another lane', () => {
+  let gw: RunningGateway;
+  let ta: string;
+  let tb: string;
+  before(async () => {
+    gw = await startGateway(POLICY());
+    ta = await gw.token('a');
+    tb = await gw.token('b');
+  });
+  after(async () => gw.stop());
+
+  it('a 100 MiB chunked body is refused with 413 while it streams; the front never holds it', async () => {
+    const before = memOf(gw.pid);
+    const r = await chunkedPost(gw.url, ta, 100);
+    assert.equal(r.status, 413);
+    assert.match(r.body, /gateway\.maxBodyBytes/);
+    const after = memOf(gw.pid);
+    assert.ok(after.hwm - before.hwm < 40 * 1024, `peak RSS grew by ${after.hwm - before.hwm} kB (limit 4 MiB)`);
+    const h = await legacySession(gw.url, tb);
+    assert.ok(h['mcp-session-id'], 'another lane still opens a session');
+  });
+
+  it('JSON nested past the limit answers 400 -32600, in id or in arguments; never a 500', async () => {
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    for (const body of [
+      `{"jsonrpc":"2.0","id":${deep},"method":"ping"}`,
+      `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fix_echo","arguments":{"text":${deep}}}}`,
+    ]) {
+      const r = await post(gw.url, body, { authorization: `Bearer ${ta}` });
+      assert.equal(r.status, 400);
+      assert.equal((r.json?.error as { code?: number } | undefined)?.code, -32600);
+      assert.match(String((r.json?.error as { message?: string } | undefined)?.message), /gateway\.limits\.jsonDepth/);
+    }
+  });
+
+  it('content negotiation as the SDK does it: 415 for a non-JSON body, 406 for an Accept without JSON (or SSE where the era needs it)', async () => {
+    const ping = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
+    const auth = { authorization: `Bearer ${ta}` };
+    assert.equal((await post(gw.url, ping, { ...auth, 'content-type': 'text/plain' })).status, 415);
+    assert.equal((await post(gw.url, ping, { ...auth, accept: 'text/html' })).status, 406);
+    // (fetch always sends an Accept; node:http sends none)
+    const noAccept = await new Promise<number>((resolve) => {
+      const u = new URL(gw.url);
+      const req = request(
+        { host: u.hostname, port: u.port, path: u.pathname, method: 'POST', headers: { ...auth, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.end(ping);
+    });
+    assert.equal(noAccept, 406);
+    assert.equal((await post(gw.url, ping, { ...auth, accept: 'application/json' })).status, 406, 'the handshake era needs both');
+    assert.equal((await post(gw.url, ping, { ...auth, accept: '*/*' })).status, 200);
+    const modern = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: modernMeta } },
+      {
+        ...auth,
+        accept: 'application/json',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/list',
+      },
+    );
+    assert.equal(modern.status, 200, '2026-07-28 answers JSON to an Accept of JSON alone');
+    const h = await legacySession(gw.url, ta);
+    const get = await fetch(gw.url, { method: 'GET', headers: { ...h, accept: 'application/json' } });
+    assert.equal(get.status, 406);
+  });
+
+  it('one GET stream per session (409 for a second), a capped number per lane (429, Retry-After, the setting named)', async () => {
+    const s1 = await legacySession(gw.url, ta);
+    const g1 = await getStream(gw.url, s1);
+    assert.equal(g1.res.status, 200);
+    const again = await fetch(gw.url, { method: 'GET', headers: { ...s1, accept: 'text/event-stream' } });
+    assert.equal(again.status, 409);
+    const more = [await getStream(gw.url, await legacySession(gw.url, ta)), await getStream(gw.url, await legacySession(gw.url, ta))];
+    assert.deepEqual(
+      more.map((g) => g.res.status),
+      [200, 200],
+    );
+    const over = await fetch(gw.url, { method: 'GET', headers: { ...(await legacySession(gw.url, ta)), accept: 'text/event-stream' } });
+    assert.equal(over.status, 429);
+    assert.equal(over.headers.get('retry-after'), '30');
+    const err = ((await over.json()) as { error: { code: number; message: string; data: { limit: string } } }).error;
+    assert.equal(err.data.limit, 'gateway.limits.streamsPerLane');
+    const other = await getStream(gw.url, await legacySession(gw.url, tb));
+    assert.equal(other.res.status, 200, "another lane's stream is not counted against lane a");
+    for (const g of [g1, ...more, other]) g.abort();
+    await sleep(200);
+    const freed = await getStream(gw.url, await legacySession(gw.url, ta));
+    assert.equal(freed.res.status, 200, 'closed streams give their places back');
+    freed.abort();
+  });
+
+  it('concurrent calls per lane are capped (429); the other lane is served meanwhile', async () => {
+    const slow = Array.from({ length: 4 }, (_, i) =>
+      modernPost(gw.url, ta, 100 + i, 'tools/call', { name: 'fix_sleep', arguments: { ms: 1500 } }),
+    );
+    await sleep(300);
+    const fifth = await modernPost(gw.url, ta, 200, 'tools/call', { name: 'fix_echo', arguments: { text: 'x' } });
+    assert.equal(fifth.status, 429);
+    assert.match(String((fifth.json?.error as { message?: string } | undefined)?.message), /gateway\.limits\.callsPerLane/);
+    const b = await modernPost(gw.url, tb, 1, 'tools/call', { name: 'fix_echo', arguments: { text: 'b' } });
+    assert.equal(b.status, 200);
+    assert.deepEqual(
+      (await Promise.all(slow)).map((r) => r.status),
+      [200, 200, 200, 200],
+    );
+  });
+
+  it('two sessions of ONE lane using the same progress token each get only their own progress', async () => {
+    const call = async (h: Record<string, string>) => {
+      const res = await fetch(gw.url, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'tools/call',
+          params: { name: 'fix_progress', arguments: {}, _meta: { progressToken: 7 } },
+        }),
+      });
+      return (await res.text())
+        .split('\n')
+        .filter((l) => l.startsWith('data:'))
+        .map((l) => JSON.parse(l.slice(5)) as { method?: string; params?: { progressToken?: unknown }; result?: unknown });
+    };
+    const [x, y] = await Promise.all([call(await legacySession(gw.url, ta)), call(await legacySession(gw.url, ta))]);
+    for (const msgs of [x, y]) {
+      const progress = msgs.filter((m) => m.method === 'notifications/progress');
+      assert.equal(progress.length, 3, JSON.stringify(msgs));
+      assert.ok(
+        progress.every((m) => m.params?.progressToken === 7),
+        'under the token the lane chose',
+      );
+      assert.ok(msgs.at(-1)?.result, 'and then the result');
+    }
+  });
+
+  it('2026-07-28: two in-flight calls of one lane with the same id do not collide; a cancel by that id cancels neither, a unique one cancels its own', async () => {
+    const sleepCall = (id: number) => modernPost(gw.url, ta, id, 'tools/call', { name: 'fix_sleep', arguments: { ms: 1200 } });
+    const both = [sleepCall(7), sleepCall(7)];
+    await sleep(200);
+    const cancel = (id: number) =>
+      post(
+        gw.url,
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, _meta: modernMeta } },
+        {
+          authorization: `Bearer ${ta}`,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'notifications/cancelled',
+        },
+      );
+    await cancel(7);
+    const texts = (await Promise.all(both)).map((r) => JSON.stringify(r.json?.result ?? r.json?.error));
+    assert.ok(
+      texts.every((t) => /slept/.test(t)),
+      texts.join(' | '),
+    );
+    const one = sleepCall(8);
+    await sleep(200);
+    await cancel(8);
+    const r = await one;
+    assert.doesNotMatch(JSON.stringify(r.json), /slept/, 'the single call with that id was cancelled');
+  });
+
+  it('revocation reaches what is open: a reload that revokes a token ends its sessions and streams; others stay', async () => {
+    const issued = await cli(['token', 'issue', '--policy', gw.policyFile, '--lane', 'a', '--ttl', '1h']);
+    const doomed = /"Bearer ([^"]+)"/.exec(String(issued.stdout))?.[1] ?? '';
+    const jti =
+      /token id ([0-9a-f-]{36})/.exec(String(issued.stdout) + String(issued.stderr))?.[1] ??
+      JSON.parse(Buffer.from(doomed.split('.')[1] ?? '', 'base64url').toString()).jti;
+    const hd = await legacySession(gw.url, doomed);
+    const gd = await getStream(gw.url, hd);
+    const listen = await fetch(gw.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${doomed}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 'l',
+        method: 'subscriptions/listen',
+        params: { notifications: { toolsListChanged: true }, _meta: modernMeta },
+      }),
+    });
+    const listenDone = (async () => {
+      const reader = listen.body?.getReader();
+      for (let i = 0; reader && i < 10_000; i += 1) if ((await reader.read()).done) return;
+    })();
+    const hk = await legacySession(gw.url, ta);
+    const gk = await getStream(gw.url, hk);
+    writeFileSync(gw.policyFile, POLICY([jti]));
+    const reload = await cli(['reload', '--policy', gw.policyFile, '--url', gw.url]);
+    assert.equal(reload.exitCode, 0, String(reload.stderr));
+    await Promise.race([
+      Promise.all([gd.closed, listenDone]),
+      sleep(5000).then(() => assert.fail('a stream of the revoked token stayed open')),
+    ]);
+    const after = await fetch(gw.url, {
+      method: 'POST',
+      headers: { ...hd, authorization: `Bearer ${ta}` },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'ping' }),
+    });
+    assert.equal(after.status, 404, 'its session is gone, even for another valid token of the lane');
+    const kept = await fetch(gw.url, { method: 'POST', headers: hk, body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'ping' }) });
+    assert.equal(kept.status, 200, 'a session opened with a token still valid is untouched');
+    gk.abort();
+  });
+});
