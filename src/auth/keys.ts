@@ -67,3 +67,67 @@ export const loadSigningKey = async (stateDir: string): Promise<{ kid: string; k
   const jwk = JSON.parse(readFileSync(path.join(dir, kid + PRIVATE_SUFFIX), 'utf8')) as JWK;
   return { kid, key: (await importJWK(jwk, 'EdDSA')) as CryptoKey };
 };
+
+const UNTIL_SUFFIX = '.until';
+
+/** Kids retired by a rotation, with the instant (epoch seconds) after which their tokens are refused. */
+export const keyRetirements = (stateDir: string): Map<string, number> => {
+  const dir = keysDir(stateDir);
+  const out = new Map<string, number>();
+  for (const kid of listKids(dir, UNTIL_SUFFIX)) {
+    try {
+      const j = JSON.parse(readFileSync(path.join(dir, kid + UNTIL_SUFFIX), 'utf8')) as { acceptedUntil?: unknown };
+      const t = Date.parse(String(j.acceptedUntil));
+      // An unreadable retirement fails closed: the key is retired now.
+      out.set(kid, Number.isFinite(t) ? Math.floor(t / 1000) : 0);
+    } catch {
+      out.set(kid, 0);
+    }
+  }
+  return out;
+};
+
+export interface KeyInfo {
+  kid: string;
+  created: string;
+  /** Tokens signed by it are refused after this instant (ISO), if a rotation retired it. */
+  acceptedUntil?: string;
+  /** `token issue` signs with this one (the newest private key). */
+  signing: boolean;
+}
+
+/** The keys in the state dir, oldest first. Kids begin with their creation time (UTC). */
+export const listKeys = (stateDir: string): KeyInfo[] => {
+  const dir = keysDir(stateDir);
+  const retired = keyRetirements(stateDir);
+  const signing = listKids(dir, PRIVATE_SUFFIX).at(-1);
+  return listKids(dir, PUBLIC_SUFFIX).map((kid) => {
+    const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})/.exec(kid);
+    const until = retired.get(kid);
+    return {
+      kid,
+      created: m ? `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}Z` : 'unknown',
+      ...(until !== undefined ? { acceptedUntil: new Date(until * 1000).toISOString() } : {}),
+      signing: kid === signing,
+    };
+  });
+};
+
+/**
+ * Rotation: a new signing key; every older key that is not retired yet is accepted until
+ * `keepOldS` seconds from now, then refused. Nothing valid ends at the rotation itself.
+ */
+export const rotateKeys = async (
+  stateDir: string,
+  keepOldS: number,
+  now = Date.now(),
+): Promise<{ kid: string; retired: { kid: string; acceptedUntil: string }[] }> => {
+  const dir = keysDir(stateDir);
+  const before = listKids(dir, PUBLIC_SUFFIX);
+  const already = keyRetirements(stateDir);
+  const kid = await rotateSigningKey(stateDir);
+  const acceptedUntil = new Date(Math.floor(now / 1000 + keepOldS) * 1000).toISOString();
+  const retired = before.filter((k) => !already.has(k)).map((k) => ({ kid: k, acceptedUntil }));
+  for (const r of retired) writeFileSync(path.join(dir, r.kid + UNTIL_SUFFIX), `${JSON.stringify({ acceptedUntil })}\n`, { mode: 0o644 });
+  return { kid, retired };
+};

@@ -10,6 +10,8 @@ export interface LaneClaims {
   jti: string;
   iat: number;
   exp: number;
+  /** The signing key's id (rotation retires kids). */
+  kid?: string;
 }
 
 export interface IssueInput {
@@ -53,9 +55,11 @@ export interface VerifierOptions {
  */
 export const verifyLaneToken = async (token: string, o: VerifierOptions): Promise<LaneClaims> => {
   try {
+    let kid: string | undefined;
     const { payload } = await jwtVerify(
       token,
       (header: JWTHeaderParameters) => {
+        kid = header.kid;
         const key = header.kid === undefined ? undefined : o.keys.get(header.kid);
         if (!key) throw new LanegateError('auth_invalid', 'unknown key id');
         return key;
@@ -68,7 +72,13 @@ export const verifyLaneToken = async (token: string, o: VerifierOptions): Promis
         requiredClaims: ['iss', 'aud', 'exp', 'iat', 'sub', 'jti'],
       },
     );
-    return { lane: String(payload.sub), jti: String(payload.jti), iat: Number(payload.iat), exp: Number(payload.exp) };
+    return {
+      lane: String(payload.sub),
+      jti: String(payload.jti),
+      iat: Number(payload.iat),
+      exp: Number(payload.exp),
+      ...(kid !== undefined ? { kid } : {}),
+    };
   } catch (e) {
     if (e instanceof LanegateError) throw e;
     throw new LanegateError('auth_invalid', describeJoseError(e));

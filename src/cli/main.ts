@@ -13,6 +13,8 @@ usage:
   lanegate serve  [--policy F] [--port N] [--demo] [--no-lane-configs]
   lanegate check  [--policy F]
   lanegate token issue --lane L [--ttl 30d] [--format json|claude|codex] [--url U] [--quiet] [--policy F]
+  lanegate key list [--json] [--policy F]             (signing keys: created, accepted until)
+  lanegate key rotate [--keep-old 7d] [--policy F]   (new signing key; older ones accepted until a date it prints)
   lanegate init   [--policy F] [--demo-secrets]
   lanegate schema              (prints the policy JSON Schema)
   lanegate scan   [FILE|-]     (vets a tools/list result; exit 1 if any tool is refused)
@@ -119,6 +121,18 @@ const main = async (argv: string[]): Promise<number> => {
         return 2;
       }
       return g.runTrust(policy, server, values.tool, values['reviewed-by'], values.note);
+    }
+    case 'key': {
+      const [sub, ...args] = rest;
+      if (sub !== 'list' && sub !== 'rotate') break;
+      const { values } = parseArgs({
+        args,
+        options: { policy: { type: 'string', short: 'p' }, json: { type: 'boolean' }, 'keep-old': { type: 'string' } },
+      });
+      const policy = loadOrReport(values.policy ?? defaultPolicy);
+      if (!policy) return 1;
+      const k = await import('./key.js');
+      return sub === 'list' ? k.runKeyList(policy, values.json ?? false) : k.runKeyRotate(policy, values['keep-old'] ?? '7d');
     }
     case 'token': {
       const [sub, ...args] = rest;

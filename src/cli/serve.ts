@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { loadPublicKeys } from '../auth/keys.js';
+import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
 import { Gateway } from '../front/gateway.js';
 import { ensureOperatorToken } from '../front/operator.js';
 import { createLogger } from '../log/logger.js';
@@ -30,6 +30,7 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   const keys = await loadPublicKeys(policy.gateway.stateDir);
   const op = ensureOperatorToken(policy.gateway.stateDir);
   const gw = new Gateway({ policy, publicKeys: keys, operatorHash: op.hash, log, ...(a.port !== undefined ? { port: a.port } : {}) });
+  gw.auth.setKeys(keys, keyRetirements(policy.gateway.stateDir));
   const url = await gw.listen();
   const out = process.stdout;
   out.write(`\nlanegate is serving ${url}\n`);

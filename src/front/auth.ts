@@ -14,6 +14,8 @@ const MAX_CACHED = 10_000;
 export class LaneAuth {
   private readonly verified = new Map<string, LaneClaims>();
   private revoked: Set<string>;
+  /** Kids a rotation retired → the instant (epoch s) after which their tokens are refused. */
+  private retired: ReadonlyMap<string, number> = new Map();
 
   constructor(
     private keys: ReadonlyMap<string, CryptoKey>,
@@ -28,14 +30,21 @@ export class LaneAuth {
     this.revoked = new Set(p.revokedTokenIds);
   }
 
-  setKeys(keys: ReadonlyMap<string, CryptoKey>): void {
+  setKeys(keys: ReadonlyMap<string, CryptoKey>, retired: ReadonlyMap<string, number> = new Map()): void {
     this.keys = keys;
+    this.retired = retired;
     this.verified.clear();
+  }
+
+  /** A token signed by a key whose rotation grace has passed is refused. */
+  private keyRetired(claims: LaneClaims, now = Math.floor(Date.now() / 1000)): boolean {
+    const until = claims.kid === undefined ? undefined : this.retired.get(claims.kid);
+    return until !== undefined && now > until;
   }
 
   /** Whether claims seen earlier are still admitted under the current policy (revocation, lane removed or disabled, cut-off). */
   stillAdmitted(claims: LaneClaims): boolean {
-    return admitLane(claims, this.policy(), this.revoked).ok;
+    return !this.keyRetired(claims) && admitLane(claims, this.policy(), this.revoked).ok;
   }
 
   /** The lane a bearer token admits now, with the claims it was verified with (sessions and streams keep them). */
@@ -55,6 +64,7 @@ export class LaneAuth {
       if (this.verified.size >= MAX_CACHED) this.verified.clear();
       this.verified.set(token, claims);
     }
+    if (this.keyRetired(claims)) throw new LanegateError('auth_revoked', 'signing key retired by a rotation');
     const admission = admitLane(claims, this.policy(), this.revoked);
     if (!admission.ok) throw new LanegateError(admission.code === 'auth_revoked' ? 'auth_revoked' : 'forbidden', admission.detail);
     return { lane: admission.lane, claims };

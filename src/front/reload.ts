@@ -1,3 +1,4 @@
+import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
 import { loadPolicy } from '../policy/load.js';
 import { formatProblem } from '../policy/problem.js';
 import type { Gateway } from './gateway.js';
@@ -35,6 +36,8 @@ export const reloadGateway = async (gw: Gateway): Promise<ReloadResult> => {
   }
   gw.policy = next;
   gw.auth.onPolicy(next);
+  // Keys too: a rotation's new public key is accepted, a retired one refused after its date.
+  gw.auth.setKeys(await loadPublicKeys(next.gateway.stateDir), keyRetirements(next.gateway.stateDir));
   gw.evidence.onPolicy(next);
   gw.sessions.maxPerLane = next.gateway.limits.sessionsPerLane;
   // Revocation reaches what is open: sessions and streams opened with a token that is no longer

@@ -298,4 +298,36 @@ describe('no lane can hurt the front or another lane', () => {
     assert.equal(kept.status, 200, 'a session opened with a token still valid is untouched');
     gk.abort();
   });
+
+  it('key rotation ends nothing still valid: old tokens and their streams live until the printed date, then end', async () => {
+    writeFileSync(gw.policyFile, POLICY());
+    const old = await gw.token('a');
+    const h = await legacySession(gw.url, old);
+    const g = await getStream(gw.url, h);
+    const rot = await cli(['key', 'rotate', '--keep-old', '1h', '--policy', gw.policyFile]);
+    assert.equal(rot.exitCode, 0, String(rot.stderr));
+    const oldKid = /tokens signed by (\S+) are accepted until ([^\s,]+)/.exec(String(rot.stdout));
+    assert.ok(oldKid, String(rot.stdout));
+    assert.equal((await cli(['reload', '--policy', gw.policyFile, '--url', gw.url])).exitCode, 0);
+    const fresh = await gw.token('a');
+    assert.notEqual(
+      JSON.parse(Buffer.from(fresh.split('.')[0] ?? '', 'base64url').toString()).kid,
+      oldKid[1],
+      'new tokens use the new key',
+    );
+    for (const tok of [old, fresh]) assert.equal((await modernPost(gw.url, tok, 1, 'tools/list')).status, 200);
+    const ping = () => fetch(gw.url, { method: 'POST', headers: h, body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping' }) });
+    assert.equal((await ping()).status, 200, 'the old token still serves its session after the rotation');
+    const list = JSON.parse(String((await cli(['key', 'list', '--json', '--policy', gw.policyFile])).stdout)) as {
+      keys: { kid: string; acceptedUntil?: string; signing: boolean }[];
+    };
+    assert.equal(list.keys.find((k) => k.kid === oldKid[1])?.acceptedUntil, oldKid[2]);
+    assert.equal(list.keys.filter((k) => k.signing).length, 1);
+    // The grace ends (as if the date had passed): the old key's tokens and what they opened end.
+    writeFileSync(`${gw.stateDir}/keys/${oldKid[1]}.until`, JSON.stringify({ acceptedUntil: new Date(Date.now() - 1000).toISOString() }));
+    assert.equal((await cli(['reload', '--policy', gw.policyFile, '--url', gw.url])).exitCode, 0);
+    await Promise.race([g.closed, sleep(5000).then(() => assert.fail('the stream of a retired key stayed open'))]);
+    assert.equal((await modernPost(gw.url, old, 2, 'tools/list')).status, 401);
+    assert.equal((await modernPost(gw.url, fresh, 3, 'tools/list')).status, 200);
+  });
 });
