@@ -6,6 +6,8 @@
  * front and the host). Prints the quiet lane's p50/p99 alone and under the flood, as ratios.
  */
 import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
 import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
@@ -62,6 +64,98 @@ const quietRun = async (url: URL, token: string): Promise<{ p50: number; p99: nu
   return { p50: lat[Math.floor(N * 0.5)] ?? 0, p99: lat[Math.floor(N * 0.99)] ?? 0, errors };
 };
 
+/** The flooding lane: many sessions and GET streams, 48 slow calls and 16 fast loops, until SIGTERM. */
+const floodUntilKilled = async (url: URL, tf: string): Promise<void> => {
+  let flooding = true;
+  const counts = { sessions: 0, streams: 0, slow: 0, fast: 0, refused429: 0 };
+  const floodTasks: Promise<unknown>[] = [];
+  // Many sessions, each with a GET stream held open (until the per-lane stream limit says no).
+  const sessions: string[] = [];
+  for (let i = 0; i < 300; i += 1) {
+    const r = await new Promise<string>((resolve) => {
+      const req = request(
+        {
+          host: url.hostname,
+          port: url.port,
+          path: url.pathname,
+          method: 'POST',
+          agent,
+          headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tf}` },
+        },
+        (res) => {
+          res.resume();
+          resolve(String(res.headers['mcp-session-id'] ?? ''));
+        },
+      );
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
+        }),
+      );
+    });
+    if (r) sessions.push(r);
+  }
+  counts.sessions = sessions.length;
+  const streamReqs = sessions.slice(0, 100).map((sid) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'GET',
+        headers: { authorization: `Bearer ${tf}`, accept: 'text/event-stream', 'mcp-session-id': sid },
+      },
+      (res) => {
+        if (res.statusCode === 200) counts.streams += 1;
+        else counts.refused429 += res.statusCode === 429 ? 1 : 0;
+        res.resume();
+      },
+    );
+    req.on('error', () => undefined);
+    req.end();
+    return req;
+  });
+  // Slow calls kept in flight, and a tight loop of fast ones at concurrency 16.
+  for (let k = 0; k < 48; k += 1)
+    floodTasks.push(
+      (async () => {
+        for (let i = 0; flooding && i < 10_000; i += 1) {
+          const r = await send(url, callBody(i, 'fix_sleep', { ms: 2000 }), modern(tf, 'tools/call', 'fix_sleep'));
+          if (r.status === 429) {
+            counts.refused429 += 1;
+            await new Promise((res) => setTimeout(res, 50));
+          } else counts.slow += 1;
+        }
+      })(),
+    );
+  for (let k = 0; k < 16; k += 1)
+    floodTasks.push(
+      (async () => {
+        for (let i = 0; flooding && i < 1_000_000; i += 1) {
+          const r = await send(url, callBody(i, 'fix_echo', { text: 'f' }), modern(tf, 'tools/call', 'fix_echo'));
+          if (r.status === 429) {
+            counts.refused429 += 1;
+            await new Promise((res) => setTimeout(res, 5));
+          } else counts.fast += 1;
+        }
+      })(),
+    );
+
+  const report = (): void => {
+    flooding = false;
+    for (const s of streamReqs) s.destroy();
+    process.stdout.write(
+      `${counts.sessions} sessions, ${counts.streams} GET streams held, ${counts.slow} slow calls, ${counts.fast} fast calls, ${counts.refused429} refused with 429\n`,
+      () => process.exit(0),
+    );
+  };
+  process.on('SIGTERM', report);
+  await Promise.all(floodTasks);
+};
+
 const main = async (): Promise<void> => {
   const gw = await startGateway(`${policyHead()}
 trustDomains: { public: { kind: shared } }
@@ -79,88 +173,15 @@ lanes:
     for (let i = 0; i < 300; i += 1) await send(url, callBody(i, 'fix_echo', { text: 'w' }), modern(tf, 'tools/call', 'fix_echo'));
     const alone = await quietRun(url, tq);
 
-    let flooding = true;
-    const counts = { sessions: 0, streams: 0, slow: 0, fast: 0, refused429: 0 };
-    const floodTasks: Promise<unknown>[] = [];
-    // Many sessions, each with a GET stream held open (until the per-lane stream limit says no).
-    const sessions: string[] = [];
-    for (let i = 0; i < 300; i += 1) {
-      const r = await new Promise<string>((resolve) => {
-        const req = request(
-          {
-            host: url.hostname,
-            port: url.port,
-            path: url.pathname,
-            method: 'POST',
-            agent,
-            headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: `Bearer ${tf}` },
-          },
-          (res) => {
-            res.resume();
-            resolve(String(res.headers['mcp-session-id'] ?? ''));
-          },
-        );
-        req.end(
-          JSON.stringify({
-            jsonrpc: '2.0',
-            id: 1,
-            method: 'initialize',
-            params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'flood', version: '1' } },
-          }),
-        );
-      });
-      if (r) sessions.push(r);
-    }
-    counts.sessions = sessions.length;
-    const streamReqs = sessions.slice(0, 100).map((sid) => {
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: url.pathname,
-          method: 'GET',
-          headers: { authorization: `Bearer ${tf}`, accept: 'text/event-stream', 'mcp-session-id': sid },
-        },
-        (res) => {
-          if (res.statusCode === 200) counts.streams += 1;
-          else counts.refused429 += res.statusCode === 429 ? 1 : 0;
-          res.resume();
-        },
-      );
-      req.on('error', () => undefined);
-      req.end();
-      return req;
+    // The flood runs in its own process, so the quiet lane's client never waits behind it.
+    const flood = execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--flood', gw.url, tf], {
+      reject: false,
+      buffer: true,
     });
-    // Slow calls kept in flight, and a tight loop of fast ones at concurrency 16.
-    for (let k = 0; k < 48; k += 1)
-      floodTasks.push(
-        (async () => {
-          for (let i = 0; flooding && i < 10_000; i += 1) {
-            const r = await send(url, callBody(i, 'fix_sleep', { ms: 2000 }), modern(tf, 'tools/call', 'fix_sleep'));
-            if (r.status === 429) {
-              counts.refused429 += 1;
-              await new Promise((res) => setTimeout(res, 50));
-            } else counts.slow += 1;
-          }
-        })(),
-      );
-    for (let k = 0; k < 16; k += 1)
-      floodTasks.push(
-        (async () => {
-          for (let i = 0; flooding && i < 1_000_000; i += 1) {
-            const r = await send(url, callBody(i, 'fix_echo', { text: 'f' }), modern(tf, 'tools/call', 'fix_echo'));
-            if (r.status === 429) {
-              counts.refused429 += 1;
-              await new Promise((res) => setTimeout(res, 5));
-            } else counts.fast += 1;
-          }
-        })(),
-      );
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 2500));
     const under = await quietRun(url, tq);
-    flooding = false;
-    for (const s of streamReqs) s.destroy();
-    await Promise.all(floodTasks);
+    flood.kill('SIGTERM');
+    const counts = String((await flood).stdout).trim();
 
     const f = (x: number): string => x.toFixed(2).padStart(8);
     process.stdout.write(`\nfairness: the quiet lane's sequential tools/call, ${N} calls each (ms)\n`);
@@ -168,12 +189,11 @@ lanes:
     process.stdout.write(`| alone             | ${f(alone.p50)} | ${f(alone.p99)} | ${alone.errors} |\n`);
     process.stdout.write(`| while flood runs  | ${f(under.p50)} | ${f(under.p99)} | ${under.errors} |\n`);
     process.stdout.write(`| ratio             | ${f(under.p50 / alone.p50)}x | ${f(under.p99 / alone.p99)}x | goal p99 <= 2x |\n`);
-    process.stdout.write(
-      `flood lane meanwhile: ${counts.sessions} sessions, ${counts.streams} GET streams held, ${counts.slow} slow calls, ${counts.fast} fast calls, ${counts.refused429} refused with 429\n`,
-    );
+    process.stdout.write(`flood lane meanwhile (its own process): ${counts}\n`);
   } finally {
     await gw.stop();
   }
 };
 
-await main();
+if (process.argv[2] === '--flood') await floodUntilKilled(new URL(process.argv[3] ?? ''), process.argv[4] ?? '');
+else await main();
