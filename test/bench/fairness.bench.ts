@@ -6,6 +6,7 @@
  * front and the host). Prints the quiet lane's p50/p99 alone and under the flood, as ratios.
  */
 import { Agent, request } from 'node:http';
+import { modernCall, send } from '../helpers/http.js';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
@@ -13,50 +14,14 @@ import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
 const N = Number(process.env.BENCH_N ?? 2000);
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
-const send = (url: URL, body: string, headers: Record<string, string>, method = 'POST'): Promise<{ status: number; text: string }> =>
-  new Promise((resolve) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method,
-        agent,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          text += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
-      },
-    );
-    req.on('error', () => resolve({ status: 0, text: '' }));
-    req.end(body);
-  });
-
-const modern = (token: string, method: string, name?: string): Record<string, string> => ({
-  authorization: `Bearer ${token}`,
-  'mcp-protocol-version': '2026-07-28',
-  'mcp-method': method,
-  ...(name ? { 'mcp-name': name } : {}),
-});
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
-};
-const callBody = (id: number, name: string, args: Record<string, unknown>): string =>
-  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: META } });
+const post = (url: URL, c: { headers: Record<string, string>; body: string }) => send(url, c.body, c.headers, agent);
 
 const quietRun = async (url: URL, token: string): Promise<{ p50: number; p99: number; errors: number }> => {
   const lat: number[] = [];
   let errors = 0;
   for (let i = 0; i < N; i += 1) {
     const t = process.hrtime.bigint();
-    const r = await send(url, callBody(i, 'fix_echo', { text: 'q' }), modern(token, 'tools/call', 'fix_echo'));
+    const r = await post(url, modernCall(token, i, 'fix_echo', { text: 'q' }));
     lat.push(Number(process.hrtime.bigint() - t) / 1e6);
     if (r.status !== 200) errors += 1;
   }
@@ -123,7 +88,7 @@ const floodUntilKilled = async (url: URL, tf: string): Promise<void> => {
     floodTasks.push(
       (async () => {
         for (let i = 0; flooding && i < 10_000; i += 1) {
-          const r = await send(url, callBody(i, 'fix_sleep', { ms: 2000 }), modern(tf, 'tools/call', 'fix_sleep'));
+          const r = await post(url, modernCall(tf, i, 'fix_sleep', { ms: 2000 }));
           if (r.status === 429) {
             counts.refused429 += 1;
             await new Promise((res) => setTimeout(res, 50));
@@ -135,7 +100,7 @@ const floodUntilKilled = async (url: URL, tf: string): Promise<void> => {
     floodTasks.push(
       (async () => {
         for (let i = 0; flooding && i < 1_000_000; i += 1) {
-          const r = await send(url, callBody(i, 'fix_echo', { text: 'f' }), modern(tf, 'tools/call', 'fix_echo'));
+          const r = await post(url, modernCall(tf, i, 'fix_echo', { text: 'f' }));
           if (r.status === 429) {
             counts.refused429 += 1;
             await new Promise((res) => setTimeout(res, 5));
@@ -169,8 +134,8 @@ lanes:
   const tq = await gw.token('quiet');
   const tf = await gw.token('flood');
   try {
-    for (let i = 0; i < 1500; i += 1) await send(url, callBody(i, 'fix_echo', { text: 'w' }), modern(tq, 'tools/call', 'fix_echo'));
-    for (let i = 0; i < 300; i += 1) await send(url, callBody(i, 'fix_echo', { text: 'w' }), modern(tf, 'tools/call', 'fix_echo'));
+    for (let i = 0; i < 1500; i += 1) await post(url, modernCall(tq, i, 'fix_echo', { text: 'w' }));
+    for (let i = 0; i < 300; i += 1) await post(url, modernCall(tf, i, 'fix_echo', { text: 'w' }));
     const alone = await quietRun(url, tq);
 
     // The flood runs in its own process, so the quiet lane's client never waits behind it.

@@ -4,49 +4,18 @@
  * and the RSS of every process (front, hosts, children) at the start, the middle and the end.
  */
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { modernCall, send } from '../helpers/http.js';
 import { EVERYTHING, MEMORY, measureThenRestart, operatorApi, policyHead, startGateway } from '../helpers/gateway.js';
 
 const LANES = Number(process.env.SOAK_LANES ?? 100);
 const CALLS = Number(process.env.SOAK_CALLS ?? 1000);
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-const META = {
-  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
-  'io.modelcontextprotocol/clientInfo': { name: 'soak', version: '1' },
-  'io.modelcontextprotocol/clientCapabilities': {},
+const call = async (url: URL, token: string, id: number, name: string, args: Record<string, unknown>): Promise<boolean> => {
+  const c = modernCall(token, id, name, args);
+  const r = await send(url, c.body, c.headers, agent);
+  return r.status === 200 && !r.text.includes('"isError":true') && !r.text.includes('"error"');
 };
-
-const call = (url: URL, token: string, id: number, name: string, args: Record<string, unknown>): Promise<boolean> =>
-  new Promise((resolve) => {
-    const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: META } });
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        agent,
-        headers: {
-          authorization: `Bearer ${token}`,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          'mcp-protocol-version': '2026-07-28',
-          'mcp-method': 'tools/call',
-          'mcp-name': name,
-        },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          text += c;
-        });
-        res.on('end', () => resolve(res.statusCode === 200 && !text.includes('"isError":true') && !text.includes('"error"')));
-      },
-    );
-    req.on('error', () => resolve(false));
-    req.end(body);
-  });
 
 const rssMb = (pid: number): number => {
   try {
