@@ -117,6 +117,12 @@ export class Host {
         await slot.close();
       }
     }
+    // Lanes that no longer use a kept server lose their children there at once.
+    for (const [name, slot] of this.slots) {
+      const dropped = await slot.dropLanes((lane) => next.lanes[lane]?.includes(name) === true);
+      if (dropped.length > 0)
+        this.log.info({ event: 'lane_children_stopped', server: name, lanes: dropped }, 'children of departed lanes stopped');
+    }
     for (const s of next.servers) {
       if (!this.slots.has(s.name)) {
         this.addSlot(s, next.placements[s.name] ?? 'dedicated');

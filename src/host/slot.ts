@@ -298,6 +298,19 @@ export class ServerSlot {
     if (this.instances.get(key) === inst) this.instances.delete(key);
   }
 
+  /**
+   * A lane left this server's loadout (removed, disabled, or its loadout changed): its own children
+   * stop now (not at their idle timeout) and are never restarted for it; it leaves the shared one.
+   */
+  async dropLanes(keep: (lane: string) => boolean): Promise<string[]> {
+    const gone = [...this.instances.values()].filter((i) => i.lane !== undefined && !keep(i.lane));
+    for (const inst of this.instances.values())
+      if (inst.lane === undefined) for (const l of [...inst.attached]) if (!keep(l)) inst.attached.delete(l);
+    for (const l of [...this.escalated.keys()]) if (!keep(l)) this.escalated.delete(l);
+    await Promise.all(gone.map((i) => this.stopInstance(i.key)));
+    return [...new Set(gone.map((i) => i.lane as string))];
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await Promise.all([...this.instances.keys()].map((k) => this.stopInstance(k)));

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { cli, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernPost, post, textOf } from '../helpers/mcp.js';
-import { sleep, waitFor } from '../helpers/procs.js';
+import { alive, sleep, waitFor } from '../helpers/procs.js';
 
 const policy = (aServers: string, withC: boolean) => `${policyHead()}
 trustDomains:
@@ -87,6 +87,23 @@ describe('hot reload', () => {
       { authorization: `Bearer ${tc}`, 'mcp-session-id': cSession },
     );
     assert.equal(old.status, 401);
+  });
+
+  it('a lane removed by reload loses its children at once, and a crash never restarts one for it', async () => {
+    writeFileSync(gw.policyFile, policy('good, other', true));
+    process.kill(gw.pid, 'SIGHUP');
+    tc = await gw.token('c');
+    await waitFor(async () => (await call(tc, 'good_pid')).status === 200, 10_000, 100);
+    const cPid = Number((await call(tc, 'good_pid')).text);
+    assert.ok(alive(cPid));
+    writeFileSync(gw.policyFile, policy('good, other', false));
+    process.kill(gw.pid, 'SIGHUP');
+    assert.equal(await waitFor(() => !alive(cPid), 10_000, 50), true, "lane c's child stopped at the reload, not at its idle timeout");
+    await sleep(1500);
+    const procs = (await (
+      await fetch(gw.url.replace(/\/mcp$/, '/api/processes'), { headers: { authorization: `Bearer ${gw.operatorToken}` } })
+    ).json()) as { hosts: Record<string, { children: { lane?: string }[] }> };
+    assert.ok(!Object.values(procs.hosts).some((h) => h.children.some((c) => c.lane === 'c')), 'nothing runs for the removed lane');
   });
 
   it('an invalid policy is refused with its errors and the old one keeps serving', async () => {
