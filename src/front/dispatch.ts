@@ -92,6 +92,16 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
 };
 
 /** The prefix a `naming: bare` lane's names are unprefixed from (its one server's), if it is such a lane. */
+/**
+ * Whether retrying can help, for an upstream that could not take a call. A refusal by the guard,
+ * a name collision or an inventory withheld lasts until an operator acts; a crash or a restart
+ * passes by itself. Pure.
+ */
+export const retryAdvice = (reason: string): string =>
+  /refused by the guard|withheld|refused: /.test(reason)
+    ? 'The call did not run. This lasts until an operator acts (the remedy is above); retrying will not help.'
+    : 'The call did not complete; retry in a few seconds.';
+
 export const barePrefix = (policy: Policy, lane: string): string | undefined => {
   const l = policy.lanes[lane];
   return l?.naming === 'bare' ? policy.servers[l.servers[0] ?? '']?.prefix : undefined;
@@ -181,7 +191,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
               text:
                 rpc.code === ERR.timeout
                   ? `lanegate: ${rpc.message}. The upstream may still have acted on it; check before retrying.`
-                  : `lanegate: ${rpc.message}. The call did not complete; retry in a few seconds.`,
+                  : `lanegate: ${rpc.message}. ${retryAdvice(rpc.message)}`,
             },
           ],
           isError: true,
