@@ -50,7 +50,8 @@ export class LaneAuth {
   /** The lane a bearer token admits now, with the claims it was verified with (sessions and streams keep them). */
   async authenticate(header: string | undefined): Promise<{ lane: string; claims: LaneClaims }> {
     if (!header) throw new LanegateError('auth_missing', 'no bearer token');
-    const m = /^Bearer ([A-Za-z0-9_\-.=]+)$/.exec(header.trim());
+    // The scheme is case-insensitive (RFC 7235); the token is base64url JWT characters only.
+    const m = /^bearer ([A-Za-z0-9_\-.]+)$/i.exec(header.trim());
     if (!m?.[1]) throw new LanegateError('auth_invalid', 'authorization is not a bearer token');
     const token = m[1];
     let claims = this.verified.get(token);

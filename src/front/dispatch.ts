@@ -4,6 +4,8 @@ import { CALLER_META } from '../host/config.js';
 import { isListMethod, LIST_FIELDS } from '../host/surface.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Catalog } from './catalog.js';
+import type { Logger } from 'pino';
+import { paramsProblem, text } from './param-checks.js';
 import type { Era } from '../upstream/conn.js';
 import { bareResult, prefixedParams } from '../naming/bare.js';
 import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
@@ -11,6 +13,8 @@ import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTo
 export interface DispatchDeps {
   policy: () => Policy;
   catalog: Catalog;
+  /** For the one error no lane request should cause: a bug in dispatch itself. */
+  log?: Logger;
   hostRequest: (
     key: string,
     method: string,
@@ -85,10 +89,22 @@ const callerParams = (params: Record<string, unknown>, lane: string, era: Era, h
  * lane's loadout is refused (403) without reaching a host.
  */
 export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
-  const bare = barePrefix(d.policy(), lane);
-  if (bare === undefined) return dispatchNamed(d, lane, req);
-  const r = await dispatchNamed(d, lane, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) });
-  return r.result ? { ...r, result: bareResult(req.method, r.result, bare) } : r;
+  const problem = paramsProblem(req.method, req.params);
+  if (problem) return { status: 400, error: { code: ERR.invalidParams, message: `Invalid params: ${problem}` } };
+  try {
+    const bare = barePrefix(d.policy(), lane);
+    if (bare === undefined) return await dispatchNamed(d, lane, req);
+    const r = await dispatchNamed(d, lane, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) });
+    return r.result ? { ...r, result: bareResult(req.method, r.result, bare) } : r;
+  } catch (e) {
+    // Never a rejection: a call's promise may be awaited by no one (a parked 2026-07-28 call), and an
+    // unhandled rejection would end the front for every lane.
+    d.log?.error(
+      { event: 'dispatch_failed', method: req.method, detail: e instanceof Error ? e.message.slice(0, 200) : 'unknown' },
+      'dispatch failed',
+    );
+    return { status: 500, error: { code: ERR.internal, message: 'Internal error' } };
+  }
 };
 
 /** The prefix a `naming: bare` lane's names are unprefixed from (its one server's), if it is such a lane. */
@@ -118,7 +134,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     return { status: 200, result: { tools: [...listing.items, statusTool] } };
   }
   if (req.method === 'tools/call') {
-    const name = String(params.name ?? '');
+    const name = text(params.name);
     const args = (params.arguments ?? {}) as Record<string, unknown>;
     if (name === STATUS_TOOL) {
       const listing = await d.catalog.list(lane, 'tools/list', d.era);
@@ -127,10 +143,15 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     if (mode === 'search' && name === SEARCH_TOOL) {
       const listing = await d.catalog.list(lane, 'tools/list', d.era);
       const limit = Math.min(25, Math.max(1, Number(args.limit ?? 8) || 8));
-      return { status: 200, result: searchResult([...listing.items, statusTool], String(args.query ?? ''), limit) };
+      return { status: 200, result: searchResult([...listing.items, statusTool], text(args.query), limit) };
     }
     if (mode === 'search' && name === CALL_TOOL) {
-      const inner = String(args.name ?? '');
+      const inner = text(args.name);
+      if (
+        typeof args.arguments !== 'undefined' &&
+        (typeof args.arguments !== 'object' || args.arguments === null || Array.isArray(args.arguments))
+      )
+        return { status: 200, result: toolText(`${CALL_TOOL}: arguments must be an object`, true) };
       if (inner === CALL_TOOL || inner === SEARCH_TOOL)
         return { status: 200, result: toolText(`${inner} cannot be called through ${CALL_TOOL}`, true) };
       const innerArgs = (args.arguments ?? {}) as Record<string, unknown>;
@@ -150,7 +171,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     ref?.type === 'ref/resource';
   const byName = req.method === 'tools/call' || req.method === 'prompts/get' || ref?.type === 'ref/prompt';
   if (!byUri && !byName) return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
-  const target = String((ref ? (byUri ? ref.uri : ref.name) : byUri ? params.uri : params.name) ?? '');
+  const target = text(ref ? (byUri ? ref.uri : ref.name) : byUri ? params.uri : params.name);
   const policy = d.policy();
   const r = route(policy, lane, target, byUri ? 'uri' : 'name');
   if (!r.ok) {

@@ -204,8 +204,9 @@ export class Gateway {
       return;
     }
     if (n.method === 'lanegate/inventory') {
-      const p = n.params as { server?: string; line?: string; withheld?: boolean } | undefined;
-      if (p?.server && p.line) {
+      const p = n.params as { server?: string; line?: string; withheld?: boolean; cleared?: boolean } | undefined;
+      if (p?.server && p.cleared === true) delete this.inventory[p.server];
+      else if (p?.server && p.line) {
         this.inventory[p.server] = { line: p.line, withheld: p.withheld === true, at: new Date().toISOString() };
         this.metrics.drift.inc({ server: p.server });
       }

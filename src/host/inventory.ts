@@ -59,6 +59,8 @@ export const checkInventory = (
   );
   if (!drift) {
     deps.withheld.delete(cfg.name);
+    // A match (e.g. after the operator accepted a new inventory) clears what was reported.
+    if (cfg.expect) deps.notify('lanegate/inventory', { server: cfg.name, cleared: true });
     return;
   }
   const line = describeDrift(cfg.name, drift);

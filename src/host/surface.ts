@@ -9,7 +9,7 @@ export const LIST_FIELDS = {
 } as const;
 
 export type ListMethod = keyof typeof LIST_FIELDS;
-export const isListMethod = (m: string): m is ListMethod => m in LIST_FIELDS;
+export const isListMethod = (m: string): m is ListMethod => Object.hasOwn(LIST_FIELDS, m);
 
 type Item = Record<string, unknown>;
 

@@ -10,17 +10,19 @@ type Params = Record<string, unknown>;
  */
 export const unprefixRequest = (method: string, params: Params): { prefix: string | undefined; params: Params } | undefined => {
   if (method === 'tools/call' || method === 'prompts/get') {
-    const parts = splitPrefixed(String(params.name ?? ''));
+    const parts = splitPrefixed(typeof params.name === 'string' ? params.name : '');
     return { prefix: parts?.prefix, params: { ...params, name: parts?.rest } };
   }
   if (method === 'completion/complete') {
     const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
     const byUri = ref.type === 'ref/resource';
-    const parts = byUri ? splitPrefixedUri(String(ref.uri ?? '')) : splitPrefixed(String(ref.name ?? ''));
+    const parts = byUri
+      ? splitPrefixedUri(typeof ref.uri === 'string' ? ref.uri : '')
+      : splitPrefixed(typeof ref.name === 'string' ? ref.name : '');
     return { prefix: parts?.prefix, params: { ...params, ref: byUri ? { ...ref, uri: parts?.rest } : { ...ref, name: parts?.rest } } };
   }
   if (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe') {
-    const parts = splitPrefixedUri(String(params.uri ?? ''));
+    const parts = splitPrefixedUri(typeof params.uri === 'string' ? params.uri : '');
     return { prefix: parts?.prefix, params: { ...params, uri: parts?.rest } };
   }
   return undefined;

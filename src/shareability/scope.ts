@@ -37,6 +37,8 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : typeof v === 'n
 export const inScope = (scope: ReadonlySet<string>, method: string, params: Params): ScopeVerdict => {
   if (ALWAYS_INSIDE.has(method)) return { inside: true };
   const p = params ?? {};
+  // A task-augmented request keeps task state in the server: no demonstration covered that.
+  if (p.task !== undefined) return { inside: false, request: `${method} ${str(p.name ?? p.uri)} (as a task)`.replace('  ', ' ') };
   let key: string;
   switch (method) {
     case 'tools/call':

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
+import { waitFor } from '../helpers/procs.js';
 
 const POLICY = `${policyHead()}
 trustDomains:
@@ -116,5 +118,25 @@ describe('no silent absence, bounded context, declared inventory', () => {
     assert.equal(other.status, 403, 'the same loadout check as a direct call');
     const status = await call(seeker, 'lanegate_call', { name: 'lanegate_status' });
     assert.match(status.text, /configured servers/);
+  });
+
+  it('accepting the new inventory (expect updated, reload) clears the drift everywhere, without a restart', async () => {
+    writeFileSync(gw.policyFile, POLICY.replace('expect: { version: "1.4.2" }', 'expect: { version: "1.0.0" }'));
+    process.kill(gw.pid, 'SIGHUP');
+    const cleared = await waitFor(
+      async () => {
+        await list(full); // the reloaded child starts and reports a matching inventory
+        const s = await status();
+        return s.reported?.state === 'serving' && s.reported.drift === undefined ? s : undefined;
+      },
+      15_000,
+      200,
+    );
+    assert.ok(cleared, 'lanegate_status drops the old drift line');
+    const api = (await (
+      await fetch(gw.url.replace(/\/mcp$/, '/api/servers'), { headers: { authorization: `Bearer ${gw.operatorToken}` } })
+    ).json()) as { servers: { server: string; drift?: string }[] };
+    assert.equal(api.servers.find((x) => x.server === 'reported')?.drift, undefined, '/api/servers too');
+    assert.match(api.servers.find((x) => x.server === 'drifty')?.drift ?? '', /inventory drift in "drifty"/, 'the other drift stays');
   });
 });

@@ -49,7 +49,7 @@ const makeCase = (r: () => number, tokens: { good: string; bad: string[] }, sess
       case 3:
         return str(Math.floor(r() * 20));
       case 4:
-        return 1e308 * (r() < 0.5 ? 1 : -1);
+        return r() < 0.5 ? 1e308 * (r() < 0.5 ? 1 : -1) : { toString: 1, valueOf: 2 };
       case 5:
         return [value(depth + 1)];
       case 6:
@@ -72,6 +72,8 @@ const makeCase = (r: () => number, tokens: { good: string; bad: string[] }, sess
     'subscriptions/listen',
     'notifications/cancelled',
     'notifications/initialized',
+    'toString',
+    '__proto__',
     '',
     'rpc.discover',
     str(8),
@@ -84,7 +86,7 @@ const makeCase = (r: () => number, tokens: { good: string; bad: string[] }, sess
       null,
       [1, 2],
       'params',
-      { name: pick(tools), arguments: r() < 0.7 ? { text: str(10) } : value(0) },
+      { name: r() < 0.9 ? pick(tools) : value(0), arguments: r() < 0.7 ? { text: str(10) } : value(0) },
       {
         name: pick(tools),
         arguments: {},

@@ -330,4 +330,33 @@ describe('no lane can hurt the front or another lane', () => {
     assert.equal((await modernPost(gw.url, old, 2, 'tools/list')).status, 401);
     assert.equal((await modernPost(gw.url, fresh, 3, 'tools/list')).status, 200);
   });
+
+  it('type confusion found by a black-box attack: a hostile toString or a prototype method name is a clean error, never a crash', async () => {
+    const hostile = { toString: 1 };
+    // (fresh tokens: the rotation test above retired the key the first ones were signed with)
+    const [ta, tb] = [await gw.token('a'), await gw.token('b')];
+    const modern = await modernPost(gw.url, ta, 2, 'tools/call', { name: hostile, arguments: { text: 'x' } });
+    assert.equal(modern.status, 400);
+    assert.equal((modern.json?.error as { code?: number } | undefined)?.code, -32602);
+    const h = await legacySession(gw.url, ta);
+    for (const [method, params] of [
+      ['tools/call', { name: hostile }],
+      ['tools/call', { name: ['fix_echo'], arguments: { text: 'array name' } }],
+      ['prompts/get', { name: hostile }],
+      ['resources/read', { uri: hostile }],
+      ['resources/subscribe', { uri: hostile }],
+      ['completion/complete', { ref: { type: 'ref/prompt', name: hostile }, argument: { name: 'a', value: 'b' } }],
+      ['logging/setLevel', { level: hostile }],
+    ] as const) {
+      const r = await post(gw.url, { jsonrpc: '2.0', id: 3, method, params }, h);
+      assert.equal(r.status, 400, `${method} ${JSON.stringify(params)}`);
+      assert.equal((r.json?.error as { code?: number } | undefined)?.code, -32602, method);
+    }
+    for (const method of ['toString', 'constructor', '__proto__', 'valueOf', 'hasOwnProperty']) {
+      const r = await post(gw.url, { jsonrpc: '2.0', id: 4, method, params: {} }, h);
+      assert.equal((r.json?.error as { code?: number } | undefined)?.code, -32601, `${method} is not a method`);
+    }
+    assert.equal(gw.proc.exitCode, null, 'the front is still running');
+    assert.equal((await modernPost(gw.url, tb, 5, 'tools/call', { name: 'fix_echo', arguments: { text: 'b' } })).status, 200);
+  });
 });

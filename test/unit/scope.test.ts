@@ -38,6 +38,12 @@ describe('evidence scope', () => {
     assert.equal(inScope(scope, 'tools/call', undefined).inside, false);
     assert.equal(inScope(scope, 'logging/setLevel', { level: 'debug' }).inside, false);
   });
+  it('a task-augmented call of a covered tool is outside (task state lives in the server)', () => {
+    assert.deepEqual(inScope(scope, 'tools/call', { name: 'echo', arguments: {}, task: { ttl: 60000 } }), {
+      inside: false,
+      request: 'tools/call echo (as a task)',
+    });
+  });
   it('scope keys round-trip; malformed ones are refused', () => {
     assert.deepEqual(parseScopeKey(scopeKey('resources/read', 'file:///a b')), { method: 'resources/read', name: 'file:///a b' });
     assert.equal(parseScopeKey('tools/list x'), undefined);

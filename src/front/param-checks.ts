@@ -1,0 +1,41 @@
+/**
+ * The shape a request's params must have before anything reads them: names and URIs are strings,
+ * params and arguments are objects. A lane's malformed request is an invalid-params error (-32602),
+ * never a thrown TypeError (an object whose toString is not a function once took the front down).
+ * Pure.
+ */
+const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export const paramsProblem = (method: string, params: unknown): string | undefined => {
+  if (params !== undefined && !isObject(params)) return 'params must be an object';
+  const p = params ?? {};
+  const str = (key: string): string | undefined => (typeof p[key] === 'string' ? undefined : `params.${key} must be a string`);
+  switch (method) {
+    case 'tools/call':
+      return str('name') ?? (p.arguments !== undefined && !isObject(p.arguments) ? 'params.arguments must be an object' : undefined);
+    case 'prompts/get':
+      return str('name') ?? (p.arguments !== undefined && !isObject(p.arguments) ? 'params.arguments must be an object' : undefined);
+    case 'resources/read':
+    case 'resources/subscribe':
+    case 'resources/unsubscribe':
+      return str('uri');
+    case 'completion/complete': {
+      const ref = p.ref;
+      if (!isObject(ref)) return 'params.ref must be an object';
+      if (ref.type === 'ref/prompt') return typeof ref.name === 'string' ? undefined : 'params.ref.name must be a string';
+      if (ref.type === 'ref/resource') return typeof ref.uri === 'string' ? undefined : 'params.ref.uri must be a string';
+      return 'params.ref.type must be ref/prompt or ref/resource';
+    }
+    case 'logging/setLevel':
+      return typeof p.level === 'string' && LOG_LEVELS.has(p.level)
+        ? undefined
+        : 'params.level must be a logging level (debug … emergency)';
+    default:
+      return undefined;
+  }
+};
+
+/** A value as text only if it is text (never calls a lane-supplied toString). Pure. */
+export const text = (v: unknown): string => (typeof v === 'string' ? v : '');
