@@ -1,190 +1,242 @@
 #!/usr/bin/env node
-import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
 import { isLanegateError } from '../errors.js';
-import { runCheck, loadOrReport } from './check.js';
-import { runInit } from './init.js';
-import { runServe } from './serve.js';
-import { runTokenIssue } from './token.js';
-import type { ConfigFormat } from './lane-config.js';
+import type { Policy } from '../policy/model.js';
 
-const USAGE = `lanegate: one MCP URL per host; servers share a process only when it is safe
+/**
+ * The lanegate CLI, on commander: every command has its own --help (options and an example), the
+ * version comes from package.json, and exit codes mean one thing each: 0 success, 1 failure, 2 a
+ * usage error (an unknown command or option, a missing argument), with the nearest valid command
+ * suggested. A command's code is loaded only when that command runs.
+ */
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const defaultPolicy = (): string => process.env.LANEGATE_POLICY ?? 'lanegate.yaml';
+const example = (...lines: string[]): string => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 
-usage:
-  lanegate serve  [--policy F] [--port N] [--demo] [--no-lane-configs]
-  lanegate check  [--policy F]
-  lanegate token issue --lane L [--ttl 30d] [--format json|claude|codex] [--url U] [--quiet] [--policy F]
-  lanegate key list [--json] [--policy F]             (signing keys: created, accepted until)
-  lanegate key rotate [--keep-old 7d] [--policy F]   (new signing key; older ones accepted until a date it prints)
-  lanegate init   [--policy F] [--demo-secrets]
-  lanegate schema              (prints the policy JSON Schema)
-  lanegate scan   [FILE|-]     (vets a tools/list result; exit 1 if any tool is refused)
-  lanegate review [--json] [--url U] [--policy F]  (why each server shares; live lanes and escalations from a running gateway)
-  lanegate measure [--url U] [--policy F]    (pre-flight + demonstration pass on the running gateway)
-  lanegate draft-probe SERVER [--policy F]   (proposes a probe from read-only tools, for review)
-  lanegate reload [--url U] [--policy F]     (re-reads the policy of the running gateway; or send SIGHUP)
-  lanegate inspect SERVER [--tool T] [--policy F]
-  lanegate trust  SERVER [--tool T] --reviewed-by WHO [--note N] [--policy F]
-
-The policy defaults to $LANEGATE_POLICY or ./lanegate.yaml.
-`;
-
-const main = async (argv: string[]): Promise<number> => {
-  const [cmd, ...rest] = argv;
-  const defaultPolicy = process.env.LANEGATE_POLICY ?? 'lanegate.yaml';
-  switch (cmd) {
-    case 'host': {
-      const { runHost } = await import('../host/main.js');
-      await runHost();
-      return new Promise<number>(() => undefined);
-    }
-    case 'schema': {
-      const { policyJsonSchema } = await import('../policy/json-schema.js');
-      process.stdout.write(`${JSON.stringify(policyJsonSchema(), null, 2)}\n`);
-      return 0;
-    }
-    case 'check': {
-      const { values } = parseArgs({ args: rest, options: { policy: { type: 'string', short: 'p' } } });
-      return runCheck(values.policy ?? defaultPolicy);
-    }
-    case 'init': {
-      const { values } = parseArgs({
-        args: rest,
-        options: { policy: { type: 'string', short: 'p' }, 'demo-secrets': { type: 'boolean' } },
-      });
-      return runInit(values.policy ?? defaultPolicy, values['demo-secrets'] ?? false);
-    }
-    case 'serve': {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          policy: { type: 'string', short: 'p' },
-          port: { type: 'string' },
-          demo: { type: 'boolean' },
-          'no-lane-configs': { type: 'boolean' },
-        },
-      });
-      return runServe({
-        policy: values.policy ?? defaultPolicy,
-        ...(values.port !== undefined ? { port: Number(values.port) } : {}),
-        demo: values.demo ?? false,
-        printLaneConfigs: !(values['no-lane-configs'] ?? false),
-      });
-    }
-    case 'review':
-    case 'reload':
-    case 'measure':
-    case 'draft-probe': {
-      const { values, positionals } = parseArgs({
-        args: rest,
-        allowPositionals: true,
-        options: { policy: { type: 'string', short: 'p' }, json: { type: 'boolean' }, url: { type: 'string' } },
-      });
-      const policy = loadOrReport(values.policy ?? defaultPolicy);
-      if (!policy) return 1;
-      if (cmd === 'review') return (await import('./review.js')).runReview(policy, values.json ?? false, values.url);
-      if (cmd === 'measure') return (await import('./measure.js')).runMeasure(policy, values.url);
-      if (cmd === 'reload') return (await import('./reload.js')).runReload(policy, values.url);
-      const server = positionals[0];
-      if (!server) {
-        process.stderr.write('draft-probe needs a SERVER\n');
-        return 2;
-      }
-      return (await import('./draft-probe.js')).runDraftProbe(policy, server);
-    }
-    case 'scan': {
-      const { runScan } = await import('./guard.js');
-      return runScan(rest[0]);
-    }
-    case 'trust':
-    case 'inspect': {
-      const { values, positionals } = parseArgs({
-        args: rest,
-        allowPositionals: true,
-        options: {
-          policy: { type: 'string', short: 'p' },
-          tool: { type: 'string' },
-          'reviewed-by': { type: 'string' },
-          note: { type: 'string' },
-        },
-      });
-      const server = positionals[0];
-      if (!server) {
-        process.stderr.write(`${cmd} needs a SERVER\n`);
-        return 2;
-      }
-      const policy = loadOrReport(values.policy ?? defaultPolicy);
-      if (!policy) return 1;
-      const g = await import('./guard.js');
-      if (cmd === 'inspect') return g.runInspect(policy, server, values.tool);
-      if (!values['reviewed-by']) {
-        process.stderr.write('trust needs --reviewed-by WHO: an override is a reviewed decision with a name on it\n');
-        return 2;
-      }
-      return g.runTrust(policy, server, values.tool, values['reviewed-by'], values.note);
-    }
-    case 'key': {
-      const [sub, ...args] = rest;
-      if (sub !== 'list' && sub !== 'rotate') break;
-      const { values } = parseArgs({
-        args,
-        options: { policy: { type: 'string', short: 'p' }, json: { type: 'boolean' }, 'keep-old': { type: 'string' } },
-      });
-      const policy = loadOrReport(values.policy ?? defaultPolicy);
-      if (!policy) return 1;
-      const k = await import('./key.js');
-      return sub === 'list' ? k.runKeyList(policy, values.json ?? false) : k.runKeyRotate(policy, values['keep-old'] ?? '7d');
-    }
-    case 'token': {
-      const [sub, ...args] = rest;
-      if (sub !== 'issue') break;
-      const { values } = parseArgs({
-        args,
-        options: {
-          policy: { type: 'string', short: 'p' },
-          lane: { type: 'string' },
-          ttl: { type: 'string' },
-          url: { type: 'string' },
-          format: { type: 'string' },
-          quiet: { type: 'boolean' },
-        },
-      });
-      if (!values.lane) {
-        process.stderr.write('token issue needs --lane\n');
-        return 2;
-      }
-      const format = (values.format ?? 'json') as ConfigFormat;
-      if (!['json', 'claude', 'codex'].includes(format)) {
-        process.stderr.write('--format must be json, claude or codex\n');
-        return 2;
-      }
-      const policy = loadOrReport(values.policy ?? defaultPolicy);
-      if (!policy) return 1;
-      return runTokenIssue(policy, {
-        lane: values.lane,
-        ttl: values.ttl ?? '30d',
-        format,
-        ...(values.url ? { url: values.url } : {}),
-        quiet: values.quiet ?? false,
-      });
-    }
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
-      return 0;
-  }
-  process.stderr.write(`unknown command: ${argv.join(' ')}\n\n${USAGE}`);
-  return 2;
+/** What the command that ran asks the process to exit with. */
+let exitCode = 0;
+const done = (code: number): void => {
+  exitCode = code;
 };
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (e: unknown) => {
+/** The policy named by --policy (or the default), or undefined after printing its problems (exit 1). */
+const policyOf = async (file: string | undefined): Promise<Policy | undefined> => {
+  const { loadOrReport } = await import('./check.js');
+  const p = loadOrReport(file ?? defaultPolicy());
+  if (!p) done(1);
+  return p;
+};
+
+const policyOption = (): Option => new Option('-p, --policy <file>', 'the policy file (default: $LANEGATE_POLICY or ./lanegate.yaml)');
+const urlOption = (): Option => new Option('--url <url>', "the running gateway's URL (default: from the policy's listen)");
+
+const program = new Command('lanegate')
+  .description('One MCP URL per host: servers share a process only when measured stateless and in the same trust domain.')
+  .version(VERSION, '-V, --version', 'print the version')
+  .exitOverride()
+  .showSuggestionAfterError(true)
+  .addHelpText('after', '\nThe policy defaults to $LANEGATE_POLICY or ./lanegate.yaml. `lanegate <command> --help` shows each command.\n');
+
+program
+  .command('serve')
+  .description('run the gateway: the front, its hosts, and every upstream they start')
+  .addOption(policyOption())
+  .option('--port <n>', "listen on this port instead of the policy's (0: any free port)")
+  .option('--demo', 'create demo secrets for the embedded default policy')
+  .option('--no-lane-configs', 'do not print ready-to-paste lane configs (they hold bearer tokens)')
+  .addHelpText('after', example('lanegate serve --policy /etc/lanegate/policy.yaml --no-lane-configs'))
+  .action(async (o: { policy?: string; port?: string; demo?: boolean; laneConfigs: boolean }) => {
+    const { runServe } = await import('./serve.js');
+    done(
+      await runServe({
+        policy: o.policy ?? defaultPolicy(),
+        ...(o.port !== undefined ? { port: Number(o.port) } : {}),
+        demo: o.demo ?? false,
+        printLaneConfigs: o.laneConfigs,
+      }),
+    );
+  });
+
+program
+  .command('check')
+  .description('validate a policy (file:line:col problems) and the records beside it; exit 1 on any')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate check --policy policies/default.yaml'))
+  .action(async (o: { policy?: string }) => done((await import('./check.js')).runCheck(o.policy ?? defaultPolicy())));
+
+const token = program.command('token').description('lane tokens');
+token
+  .command('issue')
+  .description('issue a lane token and print a ready-to-paste client config')
+  .requiredOption('--lane <lane>', 'the lane the token admits')
+  .option('--ttl <duration>', 'lifetime: 90s, 15m, 12h, 30d, 2w', '30d')
+  .addOption(new Option('--format <format>', 'the config printed').choices(['json', 'claude', 'codex']).default('json'))
+  .addOption(urlOption())
+  .option('--quiet', 'print the token alone')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate token issue --lane research --format claude', 'lanegate token issue --lane ci --ttl 12h --quiet'))
+  .action(async (o: { lane: string; ttl: string; format: 'json' | 'claude' | 'codex'; url?: string; quiet?: boolean; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (!policy) return;
+    const { runTokenIssue } = await import('./token.js');
+    done(
+      await runTokenIssue(policy, {
+        lane: o.lane,
+        ttl: o.ttl,
+        format: o.format,
+        ...(o.url ? { url: o.url } : {}),
+        quiet: o.quiet ?? false,
+      }),
+    );
+  });
+
+const key = program.command('key').description('lane-token signing keys');
+key
+  .command('list')
+  .description('the signing keys: when each was made, until when a retired one is accepted')
+  .option('--json', 'machine-readable')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate key list'))
+  .action(async (o: { json?: boolean; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./key.js')).runKeyList(policy, o.json ?? false));
+  });
+key
+  .command('rotate')
+  .description('a new signing key; older keys stay accepted until the date it prints')
+  .option('--keep-old <duration>', 'how long tokens of older keys stay accepted', '7d')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate key rotate --keep-old 30d && lanegate reload'))
+  .action(async (o: { keepOld: string; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done(await (await import('./key.js')).runKeyRotate(policy, o.keepOld));
+  });
+
+program
+  .command('init')
+  .description('create the state directory, the signing key and (with --demo-secrets) demo secret files')
+  .addOption(policyOption())
+  .option('--demo-secrets', 'write demo secret files for the default policy')
+  .addHelpText('after', example('lanegate init --policy policies/default.yaml --demo-secrets'))
+  .action(async (o: { policy?: string; demoSecrets?: boolean }) =>
+    done(await (await import('./init.js')).runInit(o.policy ?? defaultPolicy(), o.demoSecrets ?? false)),
+  );
+
+program
+  .command('schema')
+  .description("print the policy's JSON Schema (editors complete and check policies with it)")
+  .addHelpText('after', example('lanegate schema > policies/policy.schema.json'))
+  .action(async () => {
+    const { policyJsonSchema } = await import('../policy/json-schema.js');
+    process.stdout.write(`${JSON.stringify(policyJsonSchema(), null, 2)}\n`);
+  });
+
+program
+  .command('scan')
+  .description('vet a tools/list result with the guard; exit 1 if any tool is refused')
+  .argument('[file]', 'a tools/list result as JSON; - or nothing reads standard input')
+  .addHelpText('after', example('lanegate scan tools.json', 'curl … | lanegate scan -'))
+  .action(async (file?: string) => done((await import('./guard.js')).runScan(file)));
+
+program
+  .command('review')
+  .description('why each server shares a process or runs dedicated; live lanes and escalations from a running gateway')
+  .option('--json', 'machine-readable')
+  .addOption(urlOption())
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate review', 'lanegate review --json | jq ".servers[] | {server, placement, scope}"'))
+  .action(async (o: { json?: boolean; url?: string; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done(await (await import('./review.js')).runReview(policy, o.json ?? false, o.url));
+  });
+
+program
+  .command('measure')
+  .description('run a pre-flight and demonstration pass on the running gateway (placements change at the next host start)')
+  .addOption(urlOption())
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate measure && lanegate review'))
+  .action(async (o: { url?: string; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done(await (await import('./measure.js')).runMeasure(policy, o.url));
+  });
+
+program
+  .command('reload')
+  .description('make the running gateway re-read its policy and keys (as SIGHUP does)')
+  .addOption(urlOption())
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate reload'))
+  .action(async (o: { url?: string; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done(await (await import('./reload.js')).runReload(policy, o.url));
+  });
+
+program
+  .command('draft-probe')
+  .description("propose a probe from a server's read-only tools, for review before it goes in the policy")
+  .argument('<server>', 'a server of the policy')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate draft-probe everything'))
+  .action(async (server: string, o: { policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./draft-probe.js')).runDraftProbe(policy, server));
+  });
+
+program
+  .command('inspect')
+  .description("what the guard found in a server's surface, and why it was admitted or refused")
+  .argument('<server>', 'a server of the policy')
+  .option('--tool <tool>', 'one tool only')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate inspect bad --tool echo'))
+  .action(async (server: string, o: { tool?: string; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./guard.js')).runInspect(policy, server, o.tool));
+  });
+
+program
+  .command('trust')
+  .description("override the guard's findings for one item, pinned to its exact surface (a change re-opens them)")
+  .argument('<server>', 'a server of the policy')
+  .option('--tool <tool>', 'one tool only')
+  .requiredOption('--reviewed-by <who>', 'who reviewed it: an override is a decision with a name on it')
+  .option('--note <text>', 'why')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate trust docs --tool search --reviewed-by alice --note "the IMPORTANT block is a usage hint"'))
+  .action(async (server: string, o: { tool?: string; reviewedBy: string; note?: string; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./guard.js')).runTrust(policy, server, o.tool, o.reviewedBy, o.note));
+  });
+
+// A host process, started by the gateway (never by hand): it reads its configuration from the environment.
+program
+  .command('host', { hidden: true })
+  .option('--for <key>')
+  .action(async () => {
+    const { runHost } = await import('../host/main.js');
+    await runHost();
+    await new Promise<never>(() => undefined);
+  });
+
+const run = async (argv: string[]): Promise<number> => {
+  if (argv.length === 0) {
+    program.outputHelp();
+    return 0;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode;
+  } catch (e) {
+    // --help and --version end with 0; every other commander error is a usage error.
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     const msg = isLanegateError(e) ? `lanegate: ${e.detail} (${e.code})` : `lanegate: ${e instanceof Error ? e.message : String(e)}`;
     process.stderr.write(`${msg}\n`);
-    process.exitCode = 1;
-  },
-);
+    return 1;
+  }
+};
+
+run(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});
