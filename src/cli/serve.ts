@@ -32,6 +32,7 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   const gw = new Gateway({ policy, publicKeys: keys, operatorHash: op.hash, log, ...(a.port !== undefined ? { port: a.port } : {}) });
   gw.auth.setKeys(keys, keyRetirements(policy.gateway.stateDir));
   const url = await gw.listen();
+  op.persist();
   const out = process.stdout;
   out.write(`\nlanegate is serving ${url}\n`);
   out.write(
@@ -57,9 +58,8 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
     setTimeout(() => process.exit(0), 12_000).unref();
   };
   process.on('SIGHUP', () => {
-    void gw.reload().then((r) => {
-      if (!r.ok) for (const p of r.problems) process.stderr.write(`reload refused: ${p}\n`);
-    });
+    // A refused reload is logged by the gateway (event reload_refused, with its problems).
+    void gw.reload();
   });
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));

@@ -8,7 +8,7 @@ import { LinePeer } from '../rpc/peer.js';
 
 const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
-const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL'];
+const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT'];
 
 interface HostProc {
   cfg: HostConfig;

@@ -22,18 +22,28 @@ export const readOperatorToken = (stateDir: string): string | undefined => {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
-export const ensureOperatorToken = (stateDir: string): { created?: string; hash: Buffer } => {
+/**
+ * The operator token: read if it exists; otherwise made in memory and written only by `persist`,
+ * which `serve` calls once the port is bound, so a start that fails (EADDRINUSE) leaves no token
+ * that was never printed.
+ */
+export const ensureOperatorToken = (stateDir: string): { created?: string; hash: Buffer; persist: () => void } => {
   const dir = keysDir(stateDir);
   const file = path.join(dir, FILE);
   try {
-    return { hash: Buffer.from(readFileSync(file, 'utf8').trim(), 'hex') };
+    return { hash: Buffer.from(readFileSync(file, 'utf8').trim(), 'hex'), persist: () => undefined };
   } catch {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const token = `lgo_${randomBytes(24).toString('base64url')}`;
     const hash = digest(token);
-    writeFileSync(file, hash.toString('hex'), { mode: 0o600 });
-    writeFileSync(path.join(dir, OPERATOR_TOKEN_FILE), `${token}\n`, { mode: 0o600 });
-    return { created: token, hash };
+    return {
+      created: token,
+      hash,
+      persist: () => {
+        mkdirSync(dir, { recursive: true, mode: 0o700 });
+        writeFileSync(file, hash.toString('hex'), { mode: 0o600 });
+        writeFileSync(path.join(dir, OPERATOR_TOKEN_FILE), `${token}\n`, { mode: 0o600 });
+      },
+    };
   }
 };
 

@@ -120,7 +120,18 @@ export class HostGuard {
       };
       this.state.set(server, { status: 'refused', ...(pinned !== undefined ? { pinned } : {}), surface, refusal });
       this.log.error(
-        { event: 'guard_refused', server, layer: 'semantic', code: first.code, field: first.field },
+        {
+          event: 'guard_refused',
+          server,
+          layer: 'semantic',
+          code: first.code,
+          field: first.field,
+          tool: refusal.tool,
+          finding: refusal.finding,
+          action: refusal.action,
+          remedy: refusal.remedy,
+          when: refusal.when,
+        },
         `\n${formatRefusal(refusal)}`,
       );
       this.report({

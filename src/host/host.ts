@@ -4,7 +4,6 @@ import { escapeUntrusted } from '../log/escape.js';
 import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
-import { formatRefusal } from '../guard/refusal.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { HostConfig } from './config.js';
 import { HostGuard } from './guard.js';
@@ -232,10 +231,8 @@ export class Host {
       slot.surface(lane, era, async () => {
         const s = await fetchSurface(conn, slot.config.callTimeoutMs);
         checkInventory(slot.config, conn, s, { log: this.log, notify: (m, p) => this.out.notify(m, p), withheld: this.withheld });
-        if (this.guard.vet(slot.config.name, s) === 'refused') {
-          const r = this.guard.refusal(slot.config.name);
-          if (r) process.stderr.write(`${formatRefusal(r)}\n`);
-        }
+        // A refusal is logged by the guard as one structured event (guard_refused).
+        this.guard.vet(slot.config.name, s);
         return s;
       }),
     );

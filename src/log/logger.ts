@@ -1,4 +1,5 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 
 /**
  * pino JSON logs. Redaction is structural (paths that may hold credentials are censored
@@ -25,6 +26,18 @@ const BEARER = /(Bearer\s+)[^\s"']+/gi;
 
 export const maskTokens = (s: string): string => s.replace(BEARER, '$1[REDACTED]').replace(JWT_SHAPE, '[REDACTED-JWT]');
 
+/**
+ * Where logs go: stderr always (stdout is for what a command prints). JSON when stderr is not a
+ * terminal, or when LANEGATE_LOG_FORMAT=json; pretty and colourised on a terminal (synchronously, in
+ * this thread: no transport worker).
+ */
+const destination = (): DestinationStream => {
+  const pretty =
+    process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
+  if (!pretty) return pino.destination({ fd: 2, sync: false });
+  return PinoPretty({ destination: 2, colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'hostname', sync: true });
+};
+
 export const createLogger = (name: string, level = process.env.LANEGATE_LOG_LEVEL ?? 'info'): Logger =>
   pino(
     {
@@ -39,7 +52,7 @@ export const createLogger = (name: string, level = process.env.LANEGATE_LOG_LEVE
         },
       },
     },
-    pino.destination({ fd: 2, sync: false }),
+    destination(),
   );
 
 export type { Logger };

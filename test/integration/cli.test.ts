@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { cli, ROOT } from '../helpers/gateway.js';
+import { cli, policyHead, ROOT, startGateway, tempDir } from '../helpers/gateway.js';
 
 /** The commands the README's CLI block lists: `serve`, `token issue`, `key list`, … */
 const readmeCommands = (): string[] => {
@@ -74,5 +75,28 @@ describe('the CLI behaves as Node operators expect', () => {
     assert.equal(group.exitCode, 2, 'a command group without its subcommand is a usage error');
     const failure = await cli(['check', '--policy', path.join(ROOT, 'no-such-policy.yaml')]);
     assert.equal(failure.exitCode, 1);
+  });
+
+  it('a start that fails to bind its port leaves no operator token behind; the next start prints one', async () => {
+    const dir = tempDir('bind');
+    const policyFile = path.join(dir, 'policy.yaml');
+    writeFileSync(policyFile, `${policyHead()}trustDomains: { public: { kind: shared } }\n`);
+    const busy = createServer();
+    const port = await new Promise<number>((resolve) => busy.listen(0, '127.0.0.1', () => resolve((busy.address() as AddressInfo).port)));
+    try {
+      const failed = await cli(['serve', '--policy', policyFile, '--port', String(port), '--no-lane-configs'], { cwd: dir });
+      assert.equal(failed.exitCode, 1);
+      assert.match(String(failed.stderr), /EADDRINUSE/);
+      assert.ok(!existsSync(path.join(dir, 'state/keys/operator.token')), 'no token file from a start that never served');
+    } finally {
+      busy.close();
+    }
+    const gw = await startGateway(readFileSync(policyFile, 'utf8'), { dir });
+    try {
+      assert.match(gw.operatorToken, /^lgo_/);
+      assert.equal(readFileSync(path.join(dir, 'state/keys/operator.token'), 'utf8').trim(), gw.operatorToken);
+    } finally {
+      await gw.stop();
+    }
   });
 });

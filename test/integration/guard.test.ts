@@ -62,9 +62,21 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
     assert.match(r.text, /lanegate trust bad --tool echo --reviewed-by <you>/);
   });
 
-  it('logs the refusal in the operator format', async () => {
-    const log = await waitFor(() => (gw.stderr().includes('REFUSED upstream "bad"') ? gw.stderr() : ''), 5000);
-    const block = log.slice(log.indexOf('REFUSED upstream "bad"'));
+  it('logs the refusal as ONE structured event, its message in the operator format', async () => {
+    const line = await waitFor(
+      () =>
+        gw
+          .stderr()
+          .split('\n')
+          .find((l) => l.includes('"event":"guard_refused"') && l.includes('"server":"bad"')),
+      5000,
+    );
+    const ev = JSON.parse(line ?? '{}') as { msg: string; tool?: string; finding?: string; remedy?: string[]; layer?: string };
+    assert.equal(ev.layer, 'semantic');
+    assert.equal(ev.tool, 'echo');
+    assert.ok(ev.finding);
+    assert.ok(ev.remedy?.some((r) => r.includes('lanegate trust bad --tool echo')));
+    const block = ev.msg.slice(ev.msg.indexOf('REFUSED upstream "bad"'));
     for (const label of [
       'layer:    semantic',
       'tool:     echo',
@@ -76,7 +88,13 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
     ]) {
       assert.ok(block.includes(label), `refusal block has "${label}":\n${block.slice(0, 800)}`);
     }
-    assert.match(log, /"event":"guard_refused","server":"bad"/);
+    assert.ok(
+      !gw
+        .stderr()
+        .split('\n')
+        .some((l) => l.startsWith('REFUSED') || l.startsWith('  layer:')),
+      'no raw refusal text outside the JSON log stream',
+    );
   });
 
   it('inspect shows the findings; trust admits exactly the reviewed surface', async () => {
