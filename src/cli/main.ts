@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
 import { isLanegateError } from '../errors.js';
 import type { Policy } from '../policy/model.js';
+import { CONFIG_FORMATS, type ConfigFormat } from './lane-config.js';
 
 /**
  * The lanegate CLI, on commander: every command has its own --help (options and an example), the
@@ -71,12 +72,12 @@ token
   .description('issue a lane token and print a ready-to-paste client config')
   .requiredOption('--lane <lane>', 'the lane the token admits')
   .option('--ttl <duration>', 'lifetime: 90s, 15m, 12h, 30d, 2w', '30d')
-  .addOption(new Option('--format <format>', 'the config printed').choices(['json', 'claude', 'codex']).default('json'))
+  .addOption(new Option('--format <format>', 'the client whose config is printed').choices([...CONFIG_FORMATS]).default('json'))
   .addOption(urlOption())
   .option('--quiet', 'print the token alone')
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate token issue --lane research --format claude', 'lanegate token issue --lane ci --ttl 12h --quiet'))
-  .action(async (o: { lane: string; ttl: string; format: 'json' | 'claude' | 'codex'; url?: string; quiet?: boolean; policy?: string }) => {
+  .addHelpText('after', example('lanegate token issue --lane research --format vscode', 'lanegate token issue --lane ci --ttl 12h --quiet'))
+  .action(async (o: { lane: string; ttl: string; format: ConfigFormat; url?: string; quiet?: boolean; policy?: string }) => {
     const policy = await policyOf(o.policy);
     if (!policy) return;
     const { runTokenIssue } = await import('./token.js');

@@ -3,7 +3,7 @@ import { parseDuration } from '../auth/duration.js';
 import { issueLaneToken } from '../auth/tokens.js';
 import { LanegateError } from '../errors.js';
 import type { Policy } from '../policy/model.js';
-import { type ConfigFormat, laneConfig } from './lane-config.js';
+import { CONFIG_HOME, type ConfigFormat, laneConfig } from './lane-config.js';
 import { gatewayBase } from './operator-api.js';
 
 export interface IssueArgs {
@@ -37,6 +37,7 @@ export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<numbe
   }
   process.stdout.write(
     `# lane "${a.lane}" (token id ${jti}, expires ${new Date(exp * 1000).toISOString()}; servers: ${lane.servers.join(', ') || 'none'})\n` +
+      `# for ${CONFIG_HOME[a.format]}\n` +
       `${laneConfig(a.format, 'lanegate', url, token)}\n`,
   );
   return 0;

@@ -70,7 +70,7 @@ describe('the CLI behaves as Node operators expect', () => {
     assert.match(String(missing.stderr), /required option '--lane <lane>'/);
     const format = await cli(['token', 'issue', '--lane', 'x', '--format', 'yaml']);
     assert.equal(format.exitCode, 2);
-    assert.match(String(format.stderr), /Allowed choices are json, claude, codex/);
+    assert.match(String(format.stderr), /Allowed choices are json, claude, codex, vscode, cursor, windsurf, gemini/);
     const group = await cli(['token']);
     assert.equal(group.exitCode, 2, 'a command group without its subcommand is a usage error');
     const failure = await cli(['check', '--policy', path.join(ROOT, 'no-such-policy.yaml')]);
