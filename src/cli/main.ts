@@ -153,6 +153,20 @@ program
   });
 
 program
+  .command('status')
+  .description(
+    'the running gateway: servers, placements and evidence scope, lanes and sessions, hosts and children (pid, RSS), hazards, refusals',
+  )
+  .option('--json', 'machine-readable')
+  .addOption(urlOption())
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate status', 'lanegate status --json | jq .hosts'))
+  .action(async (o: { json?: boolean; url?: string; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done(await (await import('./status.js')).runStatus(policy, o.json ?? false, o.url));
+  });
+
+program
   .command('measure')
   .description('run a pre-flight and demonstration pass on the running gateway (placements change at the next host start)')
   .addOption(urlOption())

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import type { Gateway } from './gateway.js';
 import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './guards.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
+import { gatewayStatus } from './status-api.js';
 import { operatorTokenMatches } from './operator.js';
 import { renderDashboard, renderLogin } from './dashboard-html.js';
 import { DashboardSessions } from './dashboard-sessions.js';
@@ -123,6 +124,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     return c.body(null, 303, { location: '/dashboard', 'set-cookie': dash.cookie(dash.create()) });
   });
   app.get('/api/servers', async (c) => c.json({ servers: await gw.liveReview() }));
+  app.get('/api/status', async (c) => c.json(await gatewayStatus(gw)));
   app.post('/api/measure', (c) => c.json(gw.evaluator.startUncapped(), 202));
   app.post('/api/reload', async (c) => {
     const r = await gw.reload();

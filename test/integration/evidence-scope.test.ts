@@ -135,4 +135,25 @@ describe('the verdict is never wider than the evidence: a shared child runs only
     assert.match(String(text.stdout), /scope: {6}tools\/call echo, tools\/call get-sum/);
     assert.match(String(text.stdout), /escalated: {2}lane a runs it dedicated since .*: it called tools\/call toggle-simulated-logging/);
   });
+
+  it('lanegate status shows the same from the terminal: placements, scope, lanes, children with pid and RSS', async () => {
+    const r = await cli(['status', '--json', '--policy', gw.policyFile, '--url', gw.url]);
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    const s = JSON.parse(String(r.stdout)) as {
+      servers: { server: string; placement: string; scope: string[]; sharedLanes: string[]; escalations: { lane: string }[] }[];
+      lanes: { lane: string; sessions: number }[];
+      hosts: { key: string; rssMb?: number; children: { server: string; pid: number; rssMb?: number }[] }[];
+    };
+    const every = s.servers.find((x) => x.server === 'everything');
+    assert.equal(every?.placement, 'shared');
+    assert.deepEqual(every?.sharedLanes, ['c', 'f']);
+    assert.equal(every?.escalations.length, 4);
+    assert.equal(s.lanes.length, 6);
+    const host = s.hosts.find((h) => h.key === 'public');
+    assert.ok((host?.rssMb ?? 0) > 10, 'the host has an RSS');
+    assert.ok(host?.children.every((c) => c.pid > 0 && (c.rssMb ?? 0) > 10), JSON.stringify(host?.children));
+    const text = await cli(['status', '--policy', gw.policyFile, '--url', gw.url]);
+    assert.match(String(text.stdout), /scope: tools\/call echo, tools\/call get-sum; on the shared child: c, f/);
+    assert.match(String(text.stdout), /lane a runs it dedicated since it called tools\/call toggle-simulated-logging/);
+  });
 });

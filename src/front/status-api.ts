@@ -1,0 +1,68 @@
+import { readFileSync } from 'node:fs';
+import type { Gateway } from './gateway.js';
+
+/** A process's resident set in MB from /proc (Linux), or undefined where there is none. */
+const rssMb = (pid: number | undefined): number | undefined => {
+  if (!pid) return undefined;
+  try {
+    const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return Number.isFinite(kb) ? Math.round(kb / 1024) : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+interface Child {
+  server: string;
+  placement: string;
+  lane?: string;
+  lanes?: string[];
+  pid: number;
+}
+
+/**
+ * GET /api/status: the running gateway in one payload for `lanegate status`: servers with their
+ * placement and evidence scope, lanes and sessions, hosts and children with pid and RSS, recent
+ * hazards and refusals.
+ */
+export const gatewayStatus = async (gw: Gateway): Promise<Record<string, unknown>> => {
+  const rows = await gw.liveReview();
+  const hosts = [];
+  for (const [key, pid] of Object.entries(gw.hosts.pids())) {
+    if (pid === undefined) continue;
+    const r = await gw.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
+    const children = ((r.processes as Child[] | undefined) ?? []).map((c) => ({ ...c, rssMb: rssMb(c.pid) }));
+    hosts.push({ key, pid, rssMb: rssMb(pid), children });
+  }
+  return {
+    front: { pid: process.pid, rssMb: rssMb(process.pid), url: gw.url() },
+    servers: rows.map((r) => ({
+      server: r.server,
+      domain: r.domain,
+      placement: r.placement,
+      evidence: r.strength,
+      scope: r.scope,
+      refuted: r.refuted,
+      sharedLanes: r.live?.sharedLanes ?? [],
+      escalations: r.live?.escalations ?? [],
+      guard: r.guard,
+      ...(r.drift ? { drift: r.drift } : {}),
+    })),
+    lanes: Object.values(gw.policy.lanes).map((l) => ({
+      lane: l.name,
+      enabled: l.enabled,
+      servers: l.servers,
+      sessions: gw.sessions.countOf(l.name),
+      ...(gw.lastSeen.get(l.name) ? { lastSeen: new Date(gw.lastSeen.get(l.name) ?? 0).toISOString() } : {}),
+    })),
+    hosts,
+    hazards: rows.flatMap((r) =>
+      r.hazards
+        .filter((h) => h.current)
+        .map((h) => ({ server: r.server, codes: h.record.codes, count: h.record.count, lastSeen: h.record.lastSeen })),
+    ),
+    refusals: Object.entries(gw.guard.servers)
+      .filter(([, g]) => g.status === 'refused')
+      .map(([server, g]) => ({ server, findings: g.findings.slice(0, 3).map((f) => ({ item: f.item, finding: f.finding })) })),
+  };
+};
