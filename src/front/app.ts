@@ -3,8 +3,9 @@ import type { Gateway } from './gateway.js';
 import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './guards.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
 import { gatewayStatus } from './status-api.js';
+import { readTrust } from '../records/trust-file.js';
 import { operatorTokenMatches } from './operator.js';
-import { renderDashboard, renderLogin } from './dashboard-html.js';
+import { type DashboardView, renderDashboard, renderLogin } from './dashboard-html.js';
 import { DashboardSessions } from './dashboard-sessions.js';
 import { changeResources } from './resource-holders.js';
 
@@ -112,7 +113,15 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     const refusals = Object.entries(gw.guard.servers)
       .filter(([, g]) => g.status === 'refused')
       .flatMap(([server, g]) => g.findings.slice(0, 3).map((f) => ({ server, tool: f.item, finding: f.finding, matched: f.matched })));
-    return c.html(renderDashboard({ rows: await gw.liveReview(), lanes, refusals, measure: gw.evaluator.progress, now: Date.now() }));
+    let trust: DashboardView['trust'];
+    try {
+      trust = readTrust(gw.policy.gateway.stateDir);
+    } catch (e) {
+      trust = { error: e instanceof Error ? e.message : 'records/trust.json is unreadable' };
+    }
+    return c.html(
+      renderDashboard({ rows: await gw.liveReview(), lanes, refusals, measure: gw.evaluator.progress, trust, now: Date.now() }),
+    );
   });
   app.post('/dashboard/login', async (c) => {
     const form = await c.req.parseBody();

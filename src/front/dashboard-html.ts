@@ -18,6 +18,8 @@ export interface DashboardView {
   lanes: LaneView[];
   refusals: { server: string; tool: string; finding: string; matched: string }[];
   measure: { running: boolean; done: number; measured: number; total: number };
+  /** The operators' reviewed overrides that keep findings from refusing an upstream (or the error reading them). */
+  trust: { server: string; kind: string; item: string; reviewedBy: string; at: string; note?: string }[] | { error: string };
   now: number;
 }
 
@@ -32,7 +34,7 @@ th,td{text-align:left;padding:7px 10px;border-bottom:1px solid #e6e8ee;vertical-
 button:disabled{background:#9bb3e6}`;
 
 const SCRIPT = `const btn=document.getElementById('measure'),fill=document.getElementById('fill'),txt=document.getElementById('progress');
-const show=p=>{const pct=p.total?Math.round(100*p.done/p.total):(p.running?0:100);fill.style.width=pct+'%';
+const show=p=>{const pct=p.total?Math.round(100*p.done/p.total):0;fill.style.width=pct+'%';
 txt.textContent=p.running?('measuring: '+p.done+'/'+p.total+' attempted'):(p.total?('done: '+p.measured+' of '+p.total+' measured'):'');
 fill.dataset.done=String(!p.running&&p.total>0&&p.done===p.total);btn.disabled=p.running;};
 const poll=async()=>{const r=await fetch('/api/measure');const p=await r.json();show(p);if(p.running)setTimeout(poll,400);else if(p.total)setTimeout(()=>location.reload(),800);};
@@ -74,12 +76,24 @@ export const renderDashboard = (v: DashboardView): string => {
               `<tr class="refusal"><td>${esc(r.server)}</td><td>${esc(r.tool)}</td><td>${esc(r.finding)}</td><td><code>${esc(r.matched)}</code></td></tr>`,
           )
           .join('')}</table>`;
+  const trust =
+    'error' in v.trust
+      ? `<p class="tag warn">${esc(v.trust.error)}</p>`
+      : v.trust.length === 0
+        ? '<p class="note">No trust overrides: every finding refuses its upstream.</p>'
+        : `<table><tr><th>server</th><th>item</th><th>reviewed by</th><th>when</th><th>note</th></tr>${v.trust
+            .map(
+              (t) =>
+                `<tr class="trust"><td>${esc(t.server)}</td><td>${esc(t.kind)} ${esc(t.item)}</td><td>${esc(t.reviewedBy)}</td><td>${esc(t.at)}</td><td>${esc(t.note ?? '')}</td></tr>`,
+            )
+            .join('')}</table>`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lanegate</title><meta name="viewport" content="width=device-width">
 <style>${STYLE}</style></head><body><h1>lanegate</h1><div class="note">Sharing is earned: a server shares a process only when measured stateless and in one trust domain.</div>
 <h2>Servers</h2><p><button id="measure">Measure now</button> <span id="bar"><span id="fill" style="display:block"></span></span> <span id="progress" class="note"></span></p>
 <table><tr><th>server</th><th>domain</th><th>placement</th><th>evidence</th><th>reasons</th><th>probe coverage and scope</th><th>ledger</th><th>guard</th><th>drift</th><th>co-location refused by</th></tr>
 ${servers}</table>
 <h2>Guard refusals</h2>${refusals}
+<h2>Trust overrides</h2><p class="note">Findings an operator reviewed and overrode (<code>lanegate trust</code>), each pinned to the exact surface it was given for.</p>${trust}
 <h2>Lanes</h2><table><tr><th>lane</th><th>loadout</th><th>catalog</th><th>state</th><th>connection</th></tr>${lanes}</table>
 <script type="application/json" id="state">${esc(JSON.stringify(v.measure)).replace(/&quot;/g, '"')}</script><script>${SCRIPT}</script></body></html>`;
 };

@@ -151,7 +151,10 @@ describe('the verdict is never wider than the evidence: a shared child runs only
     assert.equal(s.lanes.length, 6);
     const host = s.hosts.find((h) => h.key === 'public');
     assert.ok((host?.rssMb ?? 0) > 10, 'the host has an RSS');
-    assert.ok(host?.children.every((c) => c.pid > 0 && (c.rssMb ?? 0) > 10), JSON.stringify(host?.children));
+    assert.ok(
+      host?.children.every((c) => c.pid > 0 && (c.rssMb ?? 0) > 10),
+      JSON.stringify(host?.children),
+    );
     const text = await cli(['status', '--policy', gw.policyFile, '--url', gw.url]);
     assert.match(String(text.stdout), /scope: tools\/call echo, tools\/call get-sum; on the shared child: c, f/);
     assert.match(String(text.stdout), /lane a runs it dedicated since it called tools\/call toggle-simulated-logging/);
