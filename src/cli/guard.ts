@@ -90,6 +90,9 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
   out.push(`  findings:     ${findings.length === 0 ? 'none' : ''}`);
   out.push(...findings.map(showFinding));
   const first = findings[0];
+  // Refused when its surface changed under a pinned admission (drift), or at its first admission.
+  const lastDrift = rec.drift.at(-1);
+  const atDrift = rec.status === 'refused' && lastDrift !== undefined && lastDrift.to === rec.surfaceHash && lastDrift.outcome === 'refused';
   if (first) {
     out.push(
       '',
@@ -102,9 +105,11 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
         tool: first.item,
         finding: first.finding,
         matched: first.matched,
-        action: 'upstream not registered; lanes served without it',
+        action: atDrift
+          ? 'upstream withdrawn from every lane at once; lanes served without it'
+          : 'upstream not registered; lanes served without it',
         remedy: semanticRemedy(server, first.item),
-        when: 'admission',
+        when: atDrift ? 'drift' : 'admission',
       }),
       '',
     );

@@ -14,7 +14,11 @@ export const recordGuardReport = (guard: GuardFile, r: GuardReport, stateDir: st
   const prev = guard.servers[r.server];
   const now = new Date().toISOString();
   const drift = [...(prev?.drift ?? [])];
-  if (r.drift) drift.push({ at: now, from: r.drift.from, to: r.drift.to, changes: r.drift.changes, outcome: r.status });
+  // One entry per change of surface: every child of the server reports the same drift (later ones
+  // with no changes left to list), and a repeat is not news.
+  const last = drift.at(-1);
+  if (r.drift && !(last && last.from === r.drift.from && last.to === r.drift.to))
+    drift.push({ at: now, from: r.drift.from, to: r.drift.to, changes: r.drift.changes, outcome: r.status });
   guard.servers[r.server] = {
     status: r.status,
     ...(r.pinnedHash ? { pinnedHash: r.pinnedHash } : {}),

@@ -126,6 +126,10 @@ describe('layer two: a poisoned upstream never reaches a lane', () => {
     assert.equal(rec.servers.rug?.status, 'refused');
     assert.deepEqual(rec.servers.rug?.drift.at(-1)?.changes, [{ kind: 'tool', item: 'echo', change: 'changed' }]);
     assert.equal(rec.servers.rug?.drift.at(-1)?.outcome, 'refused');
+    assert.equal(rec.servers.rug?.drift.length, 1, 'one drift entry for one change, however many children report it');
+    const ins = await cli(['inspect', 'rug', '--policy', gw.policyFile]);
+    assert.match(String(ins.stdout), /REFUSED upstream "rug" at drift/);
+    assert.match(String(ins.stdout), /upstream withdrawn from every lane at once/);
   });
 
   it('a trust override for the old surface does not cover a new one', async () => {
