@@ -92,7 +92,8 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
   const first = findings[0];
   // Refused when its surface changed under a pinned admission (drift), or at its first admission.
   const lastDrift = rec.drift.at(-1);
-  const atDrift = rec.status === 'refused' && lastDrift !== undefined && lastDrift.to === rec.surfaceHash && lastDrift.outcome === 'refused';
+  const atDrift =
+    rec.status === 'refused' && lastDrift !== undefined && lastDrift.to === rec.surfaceHash && lastDrift.outcome === 'refused';
   if (first) {
     out.push(
       '',

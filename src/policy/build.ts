@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Policy, ProbeStepConfig, ServerConfig } from './model.js';
 import { expandPlaceholders, hasLanePlaceholder, type PlaceholderValues } from './placeholders.js';
-import type { PolicyDoc, ProbeStep } from './schema.js';
+import { durationSeconds, type PolicyDoc, type ProbeStep } from './schema.js';
 
 /** A probe step as the policy writes it (tool, prompt or resource) → what the demonstration runs. */
 export const probeStepOf = (p: ProbeStep): ProbeStepConfig => ({
@@ -55,8 +55,8 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
         ? { expect: { ...(s.expect.version ? { version: s.expect.version } : {}), ...(s.expect.tools ? { tools: s.expect.tools } : {}) } }
         : {}),
       onDrift: s.onDrift,
-      idleMs: s.idleSeconds * 1000,
-      callTimeoutMs: s.callTimeoutSeconds * 1000,
+      idleMs: (s.idleSeconds ?? durationSeconds(s.idle)) * 1000,
+      callTimeoutMs: (s.callTimeoutSeconds ?? durationSeconds(s.callTimeout)) * 1000,
     };
   }
 

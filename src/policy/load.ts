@@ -19,6 +19,8 @@ export interface LoadOptions {
   /** Check that secret files are readable (access only; never read). Default true. */
   checkSecrets?: boolean;
   nodePath?: string;
+  /** The state directory when the policy names none ($LANEGATE_HOME, read by loadPolicy). */
+  home?: string;
 }
 
 /**
@@ -35,7 +37,8 @@ export const loadPolicy = (fileArg: string, opts: LoadOptions = {}): LoadResult 
     const reason = (e as NodeJS.ErrnoException).code ?? 'unreadable';
     return { problems: [{ file, line: 1, col: 1, path: '(file)', message: `cannot read policy file (${reason})` }] };
   }
-  return validatePolicyText(text, file, { ...opts, nodePath });
+  const home = opts.home ?? process.env.LANEGATE_HOME;
+  return validatePolicyText(text, file, { ...opts, nodePath, ...(home ? { home } : {}) });
 };
 
 export const validatePolicyText = (text: string, file: string, opts: LoadOptions = {}): LoadResult => {
@@ -67,6 +70,9 @@ export const validatePolicyText = (text: string, file: string, opts: LoadOptions
       ),
     };
   }
+  // A policy that names no state directory uses $LANEGATE_HOME (installed), else ./.lanegate.
+  const named = (doc.toJS() as { gateway?: { stateDir?: unknown } } | null)?.gateway?.stateDir !== undefined;
+  if (!named && opts.home) parsed.data.gateway.stateDir = opts.home;
   const policyDir = path.dirname(file);
   const stateDir = path.resolve(policyDir, expandPlaceholders(parsed.data.gateway.stateDir, { policyDir, stateDir: '', node: nodePath }));
   const cmd = resolveCommands(parsed.data, policyDir, nodePath);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDuration } from '../auth/duration.js';
 
 /**
  * The policy file's schema. Every object is strict: an unknown key is an error, because a
@@ -13,6 +14,23 @@ const prefix = z
   .string()
   .max(32, 'at most 32 characters')
   .regex(PREFIX_PATTERN, 'must be lowercase letters and digits, "-" between them, no "_" (it separates prefix and tool)');
+
+/** Seconds of a duration written "90s", "15m", "12h", "30d", "2w" (or whole seconds); NaN if malformed. */
+export const durationSeconds = (v: string | number): number => {
+  if (typeof v === 'number') return v;
+  try {
+    return parseDuration(v);
+  } catch {
+    return Number.NaN;
+  }
+};
+/** A duration between min and max seconds, the one convention of the policy and the CLI. */
+const duration = (min: number, max: number) =>
+  z.union([z.string(), z.number().int()]).superRefine((v, ctx) => {
+    const secs = durationSeconds(v);
+    if (Number.isNaN(secs)) ctx.addIssue({ code: 'custom', message: 'must look like 90s, 15m, 12h, 30d or 2w' });
+    else if (secs < min || secs > max) ctx.addIssue({ code: 'custom', message: `must be between ${min}s and ${max}s` });
+  });
 
 const secretName = z.string().regex(/^[A-Z][A-Z0-9_]{0,127}$/, 'must be an UPPER_SNAKE environment name');
 
@@ -80,8 +98,10 @@ const server = z
       .enum(['report', 'withhold'])
       .default('report')
       .describe('withhold: serve the lane without it until the inventory is accepted'),
-    idleSeconds: z.number().int().min(1).max(86_400).default(300),
-    callTimeoutSeconds: z.number().int().min(1).max(3_600).default(60),
+    idle: duration(1, 86_400).default('5m').describe('How long a dedicated child may sit unused before it stops: 90s, 15m, 12h, 1d'),
+    callTimeout: duration(1, 3_600).default('60s').describe('How long one call may take upstream: 30s, 5m, 1h'),
+    idleSeconds: z.number().int().min(1).max(86_400).optional().describe('Deprecated: write idle: "5m"'),
+    callTimeoutSeconds: z.number().int().min(1).max(3_600).optional().describe('Deprecated: write callTimeout: "60s"'),
   })
   .refine((s) => (s.stdio ? 1 : 0) + (s.http ? 1 : 0) === 1, {
     message: 'a server needs exactly one of `stdio` or `http`',

@@ -4,11 +4,13 @@ import { canonical } from '../guard/hash.js';
 import { differingLeaves, leavesOf } from './leaves.js';
 import { scopeKey } from './scope.js';
 
-export const CANARY_TOKEN = '{{canary}}';
+/** The probe placeholder, in the policy's one `{name}` family; `{{canary}}` (older policies) still works. */
+export const CANARY_TOKEN = '{canary}';
+const LEGACY_CANARY = '{{canary}}';
 
-/** Replaces {{canary}} in every string of a probe step's arguments. Pure. */
+/** Replaces {canary} (or {{canary}}) in every string of a probe step's arguments. Pure. */
 export const substitute = (v: unknown, canary: string): unknown => {
-  if (typeof v === 'string') return v.split(CANARY_TOKEN).join(canary);
+  if (typeof v === 'string') return v.split(LEGACY_CANARY).join(canary).split(CANARY_TOKEN).join(canary);
   if (Array.isArray(v)) return v.map((x) => substitute(x, canary));
   if (v !== null && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, substitute(x, canary)]));
   return v;

@@ -9,7 +9,7 @@ const POLICY = `${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
   broken: { prefix: broken, domain: public, stdio: { command: node, args: ["${path.join(path.dirname(FIXTURE), 'no-such-server.mjs')}"] } }
-  idle: { prefix: idle, domain: public, idleSeconds: 1, stdio: { command: node, args: ["${FIXTURE}"] } }
+  idle: { prefix: idle, domain: public, idle: 1s, stdio: { command: node, args: ["${FIXTURE}"] } }
 lanes:
   a: { servers: [broken, idle] }
 `;

@@ -160,7 +160,8 @@ describe('demonstration judgement', () => {
     assert.deepEqual(flaky.scope, []);
   });
   it('substitutes and normalises canaries and volatile paths', () => {
-    assert.deepEqual(substitute({ q: 'x {{canary}}', n: [1, '{{canary}}'] }, 'C'), { q: 'x C', n: [1, 'C'] });
+    assert.deepEqual(substitute({ q: 'x {canary}', n: [1, '{canary}'] }, 'C'), { q: 'x C', n: [1, 'C'] });
+    assert.deepEqual(substitute({ q: 'x {{canary}}' }, 'C'), { q: 'x C' }, 'the older spelling still works');
     assert.deepEqual(
       blankPaths(
         {
@@ -193,6 +194,6 @@ describe('draft-probe', () => {
       { name: 'delete', annotations: { readOnlyHint: false, destructiveHint: true }, inputSchema: { type: 'object' } },
       { name: 'unannotated', inputSchema: { type: 'object' } },
     ]);
-    assert.deepEqual(steps, [{ tool: 'search', args: { q: '{{canary}}', n: 1 } }]);
+    assert.deepEqual(steps, [{ tool: 'search', args: { q: '{canary}', n: 1 } }]);
   });
 });

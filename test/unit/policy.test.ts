@@ -15,6 +15,40 @@ trustDomains:
 
 const check = (body: string) => validatePolicyText(head + body, '/policies/p.yaml', { checkSecrets: false });
 
+describe('durations: one convention (90s, 15m, 12h, 30d, 2w) in the policy as on the CLI', () => {
+  const server = (extra: string) => check(`servers:\n  s: { prefix: s, domain: pub, ${extra} stdio: { command: node, args: ["x.js"] } }\n`);
+  it('idle and callTimeout take durations, default 5m and 60s', () => {
+    const r = server('idle: 90s, callTimeout: 2m,');
+    assert.deepEqual(r.problems, []);
+    assert.equal(r.policy?.servers.s?.idleMs, 90_000);
+    assert.equal(r.policy?.servers.s?.callTimeoutMs, 120_000);
+    const d = server('');
+    assert.equal(d.policy?.servers.s?.idleMs, 300_000);
+    assert.equal(d.policy?.servers.s?.callTimeoutMs, 60_000);
+  });
+  it('a malformed or out-of-range duration is one problem naming the convention', () => {
+    const bad = server('idle: 10x,');
+    assert.equal(bad.problems.length, 1);
+    assert.match(bad.problems[0]?.message ?? '', /must look like 90s, 15m, 12h, 30d or 2w/);
+    assert.match(server('callTimeout: 2d,').problems[0]?.message ?? '', /between 1s and 3600s/);
+  });
+  it('the older whole-second keys still work', () => {
+    assert.equal(server('idleSeconds: 7,').policy?.servers.s?.idleMs, 7_000);
+  });
+});
+
+describe('the state directory', () => {
+  it('a policy that names none uses $LANEGATE_HOME when set, else ./.lanegate; one that names it keeps it', () => {
+    const body = 'version: 1\ntrustDomains: { pub: { kind: shared } }\n';
+    const home = validatePolicyText(body, '/policies/p.yaml', { checkSecrets: false, home: '/var/lib/lanegate' });
+    assert.equal(home.policy?.gateway.stateDir, '/var/lib/lanegate');
+    assert.equal(validatePolicyText(body, '/policies/p.yaml', { checkSecrets: false }).policy?.gateway.stateDir, '/policies/.lanegate');
+    assert.equal(check('').policy?.gateway.stateDir, '/tmp/lanegate-unit-state');
+    const named = validatePolicyText(head, '/policies/p.yaml', { checkSecrets: false, home: '/var/lib/lanegate' });
+    assert.equal(named.policy?.gateway.stateDir, '/tmp/lanegate-unit-state');
+  });
+});
+
 describe('policy validation (pure part)', () => {
   it('resolves a good policy: placeholders, per-lane facts, cut-off', () => {
     const r = check(`servers:
