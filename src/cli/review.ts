@@ -51,7 +51,12 @@ export const renderReview = (rows: ReviewRow[]): string => {
     if (r.refuted.length > 0)
       out.push(`  refuted:    ${r.refuted.join(', ')} — never inside the scope until a demonstration exercising it passes`);
     if (r.live) {
-      if (r.placement === 'shared') out.push(`  on shared:  ${r.live.sharedLanes.join(', ') || 'no lane has called it yet'}`);
+      if (r.live.runningPlacement && r.live.runningPlacement !== r.placement)
+        out.push(
+          `  running:    ${r.live.runningPlacement.toUpperCase()} until its host restarts (placement is decided when a host starts)`,
+        );
+      if (r.placement === 'shared' && r.live.runningPlacement !== 'dedicated')
+        out.push(`  on shared:  ${r.live.sharedLanes.join(', ') || 'no lane has called it yet'}`);
       for (const e of r.live.escalations)
         out.push(`  escalated:  lane ${e.lane} runs it dedicated since ${when(e.at / 1000)}: it called ${escapeUntrusted(e.request, 200)}`);
     }

@@ -7,6 +7,8 @@ interface Status {
     server: string;
     domain: string;
     placement: string;
+    /** What the running host was started with, when it differs (until the host restarts). */
+    runningNow?: string;
     evidence: string;
     scope: string[];
     refuted: string[];
@@ -35,7 +37,8 @@ export const renderStatus = (s: Status): string => {
     out.push(
       `  ${r.server.padEnd(14)} ${r.placement.padEnd(9)} ${r.evidence.padEnd(12)} guard ${r.guard}${r.drift ? `  DRIFT: ${r.drift}` : ''}`,
     );
-    if (r.placement === 'shared')
+    if (r.runningNow) out.push(`    runs ${r.runningNow} until its host restarts (placement is decided when a host starts)`);
+    else if (r.placement === 'shared')
       out.push(`    scope: ${r.scope.join(', ') || 'none'}; on the shared child: ${r.sharedLanes.join(', ') || 'no lane yet'}`);
     for (const e of r.escalations) out.push(`    lane ${e.lane} runs it dedicated since it called ${e.request}`);
     if (r.refuted.length > 0) out.push(`    refuted: ${r.refuted.join(', ')}`);

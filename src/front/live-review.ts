@@ -6,7 +6,9 @@ import type { Gateway } from './gateway.js';
  * (asked of the running hosts), and the lanes escalated off it and by which request. The
  * dashboard, /api/servers and `lanegate review` all read these rows.
  */
-export const liveReview = async (gw: Pick<Gateway, 'inventory' | 'evidence' | 'guard' | 'hosts' | 'escalations'>): Promise<ReviewRow[]> => {
+export const liveReview = async (
+  gw: Pick<Gateway, 'inventory' | 'evidence' | 'guard' | 'hosts' | 'escalations' | 'policy'>,
+): Promise<ReviewRow[]> => {
   const inventory = Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]));
   const rows = gw.evidence.review(gw.guard, inventory);
   const onShared = new Map<string, Set<string>>();
@@ -20,8 +22,22 @@ export const liveReview = async (gw: Pick<Gateway, 'inventory' | 'evidence' | 'g
       onShared.set(p.server, set);
     }
   }
-  return rows.map((r) => ({
-    ...r,
-    live: { sharedLanes: [...(onShared.get(r.server) ?? [])].sort(), escalations: gw.escalations.ofServer(r.server) },
-  }));
+  // Placement is decided when a host starts: a running host may still run what the evidence has
+  // since changed (promotion waits for a restart). Say what runs now, beside what the evidence says.
+  const running = (server: string): 'shared' | 'dedicated' | undefined => {
+    const domain = gw.policy.servers[server]?.domain;
+    const cfg = domain !== undefined && gw.policy.domains[domain]?.perLane === false ? gw.hosts.configOf(domain) : undefined;
+    return cfg?.placements[server];
+  };
+  return rows.map((r) => {
+    const now = running(r.server);
+    return {
+      ...r,
+      live: {
+        sharedLanes: [...(onShared.get(r.server) ?? [])].sort(),
+        escalations: gw.escalations.ofServer(r.server),
+        ...(now ? { runningPlacement: now } : {}),
+      },
+    };
+  });
 };

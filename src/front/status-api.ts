@@ -40,6 +40,7 @@ export const gatewayStatus = async (gw: Gateway): Promise<Record<string, unknown
       server: r.server,
       domain: r.domain,
       placement: r.placement,
+      ...(r.live?.runningPlacement && r.live.runningPlacement !== r.placement ? { runningNow: r.live.runningPlacement } : {}),
       evidence: r.strength,
       scope: r.scope,
       refuted: r.refuted,

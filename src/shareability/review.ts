@@ -21,7 +21,12 @@ export interface ReviewRow {
   /** Requests refuted under this identity (standing ones included): never inside the scope. */
   refuted: string[];
   /** Only from a running gateway: lanes on the shared child now, lanes moved off it and by what. */
-  live?: { sharedLanes: string[]; escalations: { lane: string; request: string; at: number }[] };
+  live?: {
+    sharedLanes: string[];
+    escalations: { lane: string; request: string; at: number }[];
+    /** What the running host was started with, when it differs from `placement` until its restart. */
+    runningPlacement?: 'shared' | 'dedicated';
+  };
   measuredAt?: number;
   reportedVersion?: string;
   guard: 'admitted' | 'refused' | 'unseen';

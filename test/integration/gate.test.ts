@@ -116,6 +116,14 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     assert.equal(r?.placement, 'shared');
     assert.deepEqual(r?.coverage?.exercised, ['tools/call echo', 'tools/call get-sum']);
     assert.ok((r?.coverage?.listed ?? 0) >= 10);
+    // The running host was started before the evidence: it runs dedicated until it restarts, and says so.
+    const live = await cli(['review', '--json', '--policy', gw.policyFile, '--url', gw.url]);
+    const row = (JSON.parse(String(live.stdout)) as { servers: { server: string; live?: { runningPlacement?: string } }[] }).servers.find(
+      (x) => x.server === 'everything',
+    );
+    assert.equal(row?.live?.runningPlacement, 'dedicated');
+    const status = await cli(['status', '--policy', gw.policyFile, '--url', gw.url]);
+    assert.match(String(status.stdout), /everything +shared .*\n +runs dedicated until its host restarts/);
   });
 
   it('server-memory is refuted by contamination; the review names the tool, the canary and the lane', async () => {
