@@ -46,8 +46,20 @@ program
   .option('--port <n>', "listen on this port instead of the policy's (0: any free port)")
   .option('--demo', 'create demo secrets for the embedded default policy')
   .option('--no-lane-configs', 'do not print ready-to-paste lane configs (they hold bearer tokens)')
-  .addHelpText('after', example('lanegate serve --policy /etc/lanegate/policy.yaml --no-lane-configs'))
-  .action(async (o: { policy?: string; port?: string; demo?: boolean; laneConfigs: boolean }) => {
+  .addOption(
+    new Option('--log-level <level>', 'trace, debug, info, warn, error or fatal (default: $LANEGATE_LOG_LEVEL or info)').choices([
+      'trace',
+      'debug',
+      'info',
+      'warn',
+      'error',
+      'fatal',
+    ]),
+  )
+  .addHelpText('after', example('lanegate serve --policy /etc/lanegate/policy.yaml --no-lane-configs', 'lanegate serve --log-level debug'))
+  .action(async (o: { policy?: string; port?: string; demo?: boolean; laneConfigs: boolean; logLevel?: string }) => {
+    // Before any logger exists; hosts inherit it through their environment.
+    if (o.logLevel) process.env.LANEGATE_LOG_LEVEL = o.logLevel;
     const { runServe } = await import('./serve.js');
     done(
       await runServe({

@@ -71,6 +71,9 @@ describe('the CLI behaves as Node operators expect', () => {
     const format = await cli(['token', 'issue', '--lane', 'x', '--format', 'yaml']);
     assert.equal(format.exitCode, 2);
     assert.match(String(format.stderr), /Allowed choices are json, claude, codex, vscode, cursor, windsurf, gemini/);
+    const level = await cli(['serve', '--log-level', 'loud']);
+    assert.equal(level.exitCode, 2);
+    assert.match(String(level.stderr), /Allowed choices are trace, debug, info, warn, error, fatal/);
     const group = await cli(['token']);
     assert.equal(group.exitCode, 2, 'a command group without its subcommand is a usage error');
     const failure = await cli(['check', '--policy', path.join(ROOT, 'no-such-policy.yaml')]);
