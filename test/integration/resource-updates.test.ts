@@ -24,6 +24,7 @@ servers:
 lanes:
   a: { servers: [watch] }
   b: { servers: [watch] }
+  c: { servers: [watch] }
 `;
 
 const URI = 'watch+fixture://info';
@@ -32,6 +33,7 @@ describe('resource updates reach exactly the holders that subscribed, on a share
   let gw: RunningGateway;
   let ta: string;
   let tb: string;
+  let tc: string;
   const api = async (p: string, method = 'GET') =>
     (await fetch(gw.url.replace(/\/mcp$/, p), { method, headers: { authorization: `Bearer ${gw.operatorToken}` } })).json();
   /** What the upstream itself has subscribed, as its `touch` tool reports it (and an update if it is). */
@@ -95,6 +97,7 @@ describe('resource updates reach exactly the holders that subscribed, on a share
     gw = await startGateway(readFileSync(path.join(dir, 'policy.yaml'), 'utf8'), { dir });
     ta = await gw.token('a');
     tb = await gw.token('b');
+    tc = await gw.token('c');
   });
   after(async () => gw.stop());
 
@@ -199,31 +202,55 @@ describe('resource updates reach exactly the holders that subscribed, on a share
     assert.deepEqual(left, []);
   });
 
-  it("when the shared child is retreated from (a hazard), a subscription moves to its lane's own child", async () => {
+  it('a lane escalated off the shared child (an undemonstrated call) takes its subscription to its own child; the shared one lets go', async () => {
     const a1 = await legacySession(gw.url, ta);
     const sa1 = await getStream(a1);
     try {
       assert.equal((await rpc(a1, 2, 'resources/subscribe', { uri: URI })).status, 200);
-      await touch(tb); // both lanes use the shared child
+      assert.deepEqual(await touch(tb), ['fixture://info'], 'subscribed on the shared child');
+      // count is outside the demonstrated scope: lane a moves to a child of its own before it runs.
+      await modernPost(gw.url, ta, 3, 'tools/call', { name: 'watch_count', arguments: {} });
+      let own: string[] = [];
+      for (let i = 0; i < 50 && own.length === 0; i += 1) {
+        own = await touch(ta);
+        if (own.length === 0) await sleep(100);
+      }
+      assert.deepEqual(own, ['fixture://info'], "lane a's own child holds the subscription");
+      assert.deepEqual(await touch(tb), [], 'the shared child let go of it (no other holder)');
+      let got: Record<string, unknown> | undefined;
+      for (let i = 0; i < 20 && got?.method !== 'notifications/resources/updated'; i += 1) got = await sa1.next(500);
+      assert.deepEqual(got?.params, { uri: URI }, "updates from lane a's own child still reach its session");
+      assert.equal((await rpc(a1, 5, 'resources/unsubscribe', { uri: URI })).status, 200);
+    } finally {
+      sa1.close();
+    }
+  });
+
+  it("when the shared child is retreated from (a hazard), a subscription moves to its lane's own child", async () => {
+    const b1 = await legacySession(gw.url, tb);
+    const sb1 = await getStream(b1);
+    try {
+      assert.equal((await rpc(b1, 2, 'resources/subscribe', { uri: URI })).status, 200);
+      await touch(tc); // both lanes use the shared child
       // A request of its client with no call to belong to, on a child two lanes use: a hazard.
-      await modernPost(gw.url, tb, 3, 'tools/call', { name: 'watch_ask', arguments: {} });
+      await modernPost(gw.url, tc, 3, 'tools/call', { name: 'watch_ask', arguments: {} });
       let procs: { lane?: string }[] = [];
-      for (let i = 0; i < 100 && !procs.some((c) => c.lane === 'a'); i += 1) {
+      for (let i = 0; i < 100 && !procs.some((c) => c.lane === 'b'); i += 1) {
         await sleep(100);
         const r = (await api('/api/processes')) as { hosts: Record<string, { children: { server: string; lane?: string }[] }> };
         procs = Object.values(r.hosts).flatMap((h) => h.children.filter((c) => c.server === 'watch'));
       }
       assert.ok(
-        procs.some((c) => c.lane === 'a'),
-        `lane a's own child runs: ${JSON.stringify(procs)}`,
+        procs.some((c) => c.lane === 'b'),
+        `lane b's own child runs: ${JSON.stringify(procs)}`,
       );
-      assert.deepEqual(await touch(ta), ['fixture://info'], "lane a's own child holds the subscription");
+      assert.deepEqual(await touch(tb), ['fixture://info'], "lane b's own child holds the subscription");
       let got: Record<string, unknown> | undefined;
-      for (let i = 0; i < 20 && got?.method !== 'notifications/resources/updated'; i += 1) got = await sa1.next(500);
+      for (let i = 0; i < 20 && got?.method !== 'notifications/resources/updated'; i += 1) got = await sb1.next(500);
       assert.deepEqual(got?.params, { uri: URI });
-      assert.deepEqual(await touch(tb), [], "lane b's own child holds nothing");
+      assert.deepEqual(await touch(tc), [], "lane c's own child holds nothing");
     } finally {
-      sa1.close();
+      sb1.close();
     }
   });
 });
