@@ -20,6 +20,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     hostRequest: (k, m, p, t, signal) => gw.hostRequest(k, m, p, t, signal),
     inflight: gw.inflight,
     load: gw.load,
+    fair: gw.fair,
     log: gw.log,
     serverInfo: { name: 'lanegate', version: '0.1.0' },
     drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),

@@ -26,6 +26,7 @@ import type { GuardReport } from '../host/guard.js';
 import { readTrust } from '../records/trust-file.js';
 import { Escalations } from './escalations.js';
 import { LaneLoad } from './lane-load.js';
+import { FairShare } from './fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './live-review.js';
 
@@ -62,6 +63,11 @@ export class Gateway {
   readonly metrics = new Metrics();
   /** What each lane has open right now, against gateway.limits. */
   readonly load = new LaneLoad(() => this.policy.gateway.limits);
+  /** Calls in flight shared fairly among active lanes (see fair-share.ts). */
+  readonly fair = new FairShare(() => {
+    const l = this.policy.gateway.limits;
+    return { perLane: l.callsPerLane, budget: l.sharedCalls, minShare: 4, activeMs: 250 };
+  });
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
   readonly auth: LaneAuth;
@@ -265,6 +271,8 @@ export class Gateway {
     setTimeout(() => void this.evaluator.budgeted(), 200).unref();
     // Sessions abandoned without DELETE end after their idle limit and let go of what they hold.
     setInterval(() => this.sessions.sweep(), 60_000).unref();
+    // A lane's share grows back when the others go quiet: its waiting calls start.
+    setInterval(() => this.fair.tick(), 250).unref();
     return this.url();
   }
 

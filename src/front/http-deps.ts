@@ -7,6 +7,7 @@ import type { Rejection } from './modern-checks.js';
 import type { Mrtr } from './mrtr.js';
 import type { Sessions } from './sessions.js';
 import type { LaneLoad } from './lane-load.js';
+import type { FairShare } from './fair-share.js';
 
 /** What the HTTP handlers of /mcp need from the gateway. */
 export interface McpHttpDeps extends DispatchDeps {
@@ -18,6 +19,8 @@ export interface McpHttpDeps extends DispatchDeps {
   sessions: Sessions;
   /** What each lane has open, against gateway.limits. */
   load: LaneLoad;
+  /** Fair shares of calls in flight among active lanes. */
+  fair: FairShare;
   realm: string;
   onRefused: (code: string) => void;
 }

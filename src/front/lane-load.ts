@@ -1,11 +1,10 @@
 import type { Limits } from '../policy/model.js';
 
-export type LoadKind = 'requests' | 'calls' | 'streams';
+export type LoadKind = 'requests' | 'streams';
 
 /** The limit setting behind each kind, as the error names it. */
 const SETTING: Record<LoadKind, keyof Limits> = {
   requests: 'requestsPerLane',
-  calls: 'callsPerLane',
   streams: 'streamsPerLane',
 };
 

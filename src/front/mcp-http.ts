@@ -97,6 +97,41 @@ const hold = (c: Context, d: McpHttpDeps, lane: string, kind: LoadKind): Respons
   return undefined;
 };
 
+/**
+ * A call takes its lane's fair share of the gateway: it runs now, or waits its turn behind the
+ * lane's own earlier calls while other lanes are active (giving up its place if the client goes),
+ * or, past gateway.limits.callsPerLane in flight and waiting, is refused with 429.
+ */
+const takeTurn = async (c: Context, d: McpHttpDeps, lane: string): Promise<Response | undefined> => {
+  const a = d.fair.enter(lane);
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (a.kind === 'full') {
+    const limit = d.policy().gateway.limits.callsPerLane;
+    return refuseLoad(c, {
+      status: 429,
+      setting: 'gateway.limits.callsPerLane',
+      limit,
+      message: `Too many calls of this lane in flight or waiting (${limit}); finish some first, or raise gateway.limits.callsPerLane`,
+      retryAfterS: 1,
+    });
+  }
+  if (a.kind === 'run') {
+    if (outgoing) outgoing.once('close', a.release);
+    else a.release();
+    return undefined;
+  }
+  if (!outgoing) return undefined;
+  const gone = new Promise<undefined>((resolve) => outgoing.once('close', () => resolve(undefined)));
+  const release = await Promise.race([a.started, gone]);
+  if (!release) {
+    a.cancel();
+    return c.body(null, 499 as 200);
+  }
+  if (outgoing.closed) release();
+  else outgoing.once('close', release);
+  return undefined;
+};
+
 const tooLarge = (c: Context, max: number, close: boolean): Response =>
   rpcError(
     c,
@@ -200,7 +235,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
         ),
       });
     }
-    const full = hold(c, d, lane, 'calls');
+    const full = await takeTurn(c, d, lane);
     if (full) return full;
     return answer(c, d, lane, req, undefined, (r) =>
       r.error
@@ -235,7 +270,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   if (outcome.reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
   if (outcome.reason === 'response') d.clientRequests.answer(lane, body as { id?: unknown });
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
-  const full = hold(c, d, lane, 'calls');
+  const full = await takeTurn(c, d, lane);
   if (full) return full;
   return answer(c, d, lane, msg, sid, (r) => ({
     status: r.status,

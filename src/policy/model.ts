@@ -20,6 +20,8 @@ export interface Limits {
   sessionsPerLane: number;
   streamsPerLane: number;
   callsPerLane: number;
+  /** Calls in flight shared equally among the active lanes when several are. */
+  sharedCalls: number;
   requestsPerLane: number;
   connections: number;
 }

@@ -126,6 +126,7 @@ export const LIMIT_DEFAULTS = {
   sessionsPerLane: 256,
   streamsPerLane: 32,
   callsPerLane: 64,
+  sharedCalls: 32,
   requestsPerLane: 128,
   connections: 2048,
 };
@@ -156,6 +157,14 @@ const limits = z.strictObject({
     .min(1)
     .default(LIMIT_DEFAULTS.callsPerLane)
     .describe('Requests of one lane in flight at once (429 past it)'),
+  sharedCalls: z
+    .number()
+    .int()
+    .min(4)
+    .default(LIMIT_DEFAULTS.sharedCalls)
+    .describe(
+      'While several lanes are active, the calls in flight they share equally: each runs at most this divided by the active lanes (at least 4); its next calls wait their turn',
+    ),
   requestsPerLane: z
     .number()
     .int()
