@@ -3,6 +3,7 @@ import type { Gateway } from './gateway.js';
 import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './guards.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
 import { gatewayStatus } from './status-api.js';
+import { refreshGauges } from './gauges.js';
 import { readTrust } from '../records/trust-file.js';
 import { operatorTokenMatches } from './operator.js';
 import { type DashboardView, renderDashboard, renderLogin } from './dashboard-html.js';
@@ -86,7 +87,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
   });
   app.get('/metrics', async (c) => {
     if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.text('operator token required\n', 401);
-    await gw.refreshGauges();
+    await refreshGauges(gw);
     return c.text(await gw.metrics.registry.metrics(), 200, { 'content-type': gw.metrics.registry.contentType });
   });
   const dash = new DashboardSessions();

@@ -286,24 +286,6 @@ export class Gateway {
     return reloadGateway(this);
   }
 
-  /** Gauges are read at scrape time: processes by placement, sessions, hosts, lanes seen lately. */
-  async refreshGauges(): Promise<void> {
-    const counts = { shared: 0, dedicated: 0 };
-    for (const [key, pid] of Object.entries(this.hosts.pids())) {
-      if (pid === undefined) continue;
-      const r = await this.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
-      for (const p of (r.processes as { placement: 'shared' | 'dedicated' }[]) ?? []) counts[p.placement] += 1;
-    }
-    this.metrics.processes.set({ placement: 'shared' }, counts.shared);
-    this.metrics.processes.set({ placement: 'dedicated' }, counts.dedicated);
-    this.metrics.sessions.set(this.sessions.count());
-    this.metrics.hosts.set(this.hosts.running().length);
-    const recent = Date.now() - 5 * 60_000;
-    this.metrics.lanesConnected.set(
-      new Set([...this.sessions.lanesConnected(), ...[...this.lastSeen].filter(([, t]) => t > recent).map(([l]) => l)]).size,
-    );
-  }
-
   url(): string {
     const h = this.policy.gateway.host;
     return this.policy.gateway.publicUrl ?? `http://${h.includes(':') ? `[${h}]` : h}:${this.port}/mcp`;

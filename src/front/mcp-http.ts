@@ -16,10 +16,9 @@ import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom } from './answer.js';
 import { listen } from './listen.js';
 import { RECENT_ABSENT_MS } from './catalog.js';
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LaneClaims } from '../auth/tokens.js';
-import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
-import type { LoadKind, LoadRefusal } from './lane-load.js';
+import { accepts } from './body.js';
+import { boundedBody, hold, takeTurn } from './request-gate.js';
 
 export type { McpHttpDeps } from './http-deps.js';
 
@@ -80,100 +79,6 @@ const checkToolParamHeaders = async (c: Context, d: McpHttpDeps, lane: string, r
 /** HTTP statuses the 2026-07-28 transport gives some JSON-RPC errors (an upstream's included). */
 const modernErrorStatus = (code: number, status: number): number =>
   code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
-
-/** A per-lane limit reached: 429 with Retry-After and a JSON-RPC error naming the setting. */
-const refuseLoad = (c: Context, r: LoadRefusal, id: unknown = null): Response =>
-  rpcErrorData(c, { status: r.status, code: ERR.invalidRequest, message: r.message, data: { limit: r.setting, value: r.limit } }, id, {
-    'Retry-After': String(r.retryAfterS),
-  });
-
-/** Counts an open HTTP request of the lane until its response closes; undefined if it may go on. */
-const hold = (c: Context, d: McpHttpDeps, lane: string, kind: LoadKind): Response | undefined => {
-  const r = d.load.take(lane, kind);
-  if (typeof r !== 'function') return refuseLoad(c, r);
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (outgoing) outgoing.once('close', r);
-  else r();
-  return undefined;
-};
-
-/**
- * A call takes its lane's fair share of the gateway: it runs now, or waits its turn behind the
- * lane's own earlier calls while other lanes are active (giving up its place if the client goes),
- * or, past gateway.limits.callsPerLane in flight and waiting, is refused with 429.
- */
-const takeTurn = async (c: Context, d: McpHttpDeps, lane: string): Promise<Response | undefined> => {
-  const a = d.fair.enter(lane);
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-  if (a.kind === 'full') {
-    const limit = d.policy().gateway.limits.callsPerLane;
-    return refuseLoad(c, {
-      status: 429,
-      setting: 'gateway.limits.callsPerLane',
-      limit,
-      message: `Too many calls of this lane in flight or waiting (${limit}); finish some first, or raise gateway.limits.callsPerLane`,
-      retryAfterS: 1,
-    });
-  }
-  if (a.kind === 'run') {
-    if (outgoing) outgoing.once('close', a.release);
-    else a.release();
-    return undefined;
-  }
-  if (!outgoing) return undefined;
-  const gone = new Promise<undefined>((resolve) => outgoing.once('close', () => resolve(undefined)));
-  const release = await Promise.race([a.started, gone]);
-  if (!release) {
-    a.cancel();
-    return c.body(null, 499 as 200);
-  }
-  if (outgoing.closed) release();
-  else outgoing.once('close', release);
-  return undefined;
-};
-
-const tooLarge = (c: Context, max: number, close: boolean): Response =>
-  rpcError(
-    c,
-    413,
-    ERR.invalidRequest,
-    `Request body over ${max} bytes; raise gateway.maxBodyBytes to allow larger ones`,
-    null,
-    close ? { Connection: 'close' } : {},
-  );
-
-/**
- * The body as text, bounded while it streams (Content-Length or not), or the error response:
- * 415 for a body that is not JSON by its Content-Type, 406 for an Accept without JSON, 413 past
- * gateway.maxBodyBytes, 400 past gateway.limits.jsonDepth.
- */
-const boundedBody = async (c: Context, d: McpHttpDeps): Promise<string | Response> => {
-  if (!isJsonContentType(c.req.header('content-type')))
-    return rpcError(c, 415, ERR.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
-  if (!accepts(c.req.header('accept'), 'application/json'))
-    return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json');
-  const g = d.policy().gateway;
-  const max = g.maxBodyBytes;
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  let text: string;
-  if (incoming) {
-    const r = await readBody(incoming, max);
-    if (!r.ok) return tooLarge(c, max, !r.drained);
-    text = r.text;
-  } else {
-    if (Number(c.req.header('content-length') ?? '0') > max) return tooLarge(c, max, true);
-    text = await c.req.text();
-    if (Buffer.byteLength(text) > max) return tooLarge(c, max, false);
-  }
-  if (jsonDepthOver(text, g.limits.jsonDepth))
-    return rpcError(
-      c,
-      400,
-      ERR.invalidRequest,
-      `Invalid Request: JSON nested deeper than ${g.limits.jsonDepth} (gateway.limits.jsonDepth)`,
-    );
-  return text;
-};
 
 export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
   const who = await authenticate(c, d);
