@@ -82,27 +82,46 @@ const token = program.command('token').description('lane tokens');
 token
   .command('issue')
   .description('issue a lane token and print a ready-to-paste client config')
-  .requiredOption('--lane <lane>', 'the lane the token admits')
+  .option('--lane <lane>', 'the lane the token admits')
+  .option('--all', 'one token and config for every enabled lane (as npm start prints them)')
   .option('--ttl <duration>', 'lifetime: 90s, 15m, 12h, 30d, 2w', '30d')
   .addOption(new Option('--format <format>', 'the client whose config is printed').choices([...CONFIG_FORMATS]).default('json'))
   .addOption(urlOption())
   .option('--quiet', 'print the token alone')
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate token issue --lane research --format vscode', 'lanegate token issue --lane ci --ttl 12h --quiet'))
-  .action(async (o: { lane: string; ttl: string; format: ConfigFormat; url?: string; quiet?: boolean; policy?: string }) => {
-    const policy = await policyOf(o.policy);
-    if (!policy) return;
-    const { runTokenIssue } = await import('./token.js');
-    done(
-      await runTokenIssue(policy, {
-        lane: o.lane,
-        ttl: o.ttl,
-        format: o.format,
-        ...(o.url ? { url: o.url } : {}),
-        quiet: o.quiet ?? false,
-      }),
-    );
-  });
+  .addHelpText(
+    'after',
+    example(
+      'lanegate token issue --lane research --format vscode',
+      'lanegate token issue --lane ci --ttl 12h --quiet',
+      'lanegate token issue --all',
+    ),
+  )
+  .action(
+    async (
+      o: { lane?: string; all?: boolean; ttl: string; format: ConfigFormat; url?: string; quiet?: boolean; policy?: string },
+      cmd: Command,
+    ) => {
+      if ((o.lane === undefined) === (o.all !== true)) cmd.error('error: token issue needs --lane <lane> or --all (one of them)');
+      const policy = await policyOf(o.policy);
+      if (!policy) return;
+      const { runTokenIssue } = await import('./token.js');
+      const lanes = o.all
+        ? Object.values(policy.lanes)
+            .filter((l) => l.enabled)
+            .map((l) => l.name)
+        : [o.lane ?? ''];
+      let code = 0;
+      for (const [n, lane] of lanes.entries()) {
+        if (n > 0 && !o.quiet) process.stdout.write('\n');
+        code = Math.max(
+          code,
+          await runTokenIssue(policy, { lane, ttl: o.ttl, format: o.format, ...(o.url ? { url: o.url } : {}), quiet: o.quiet ?? false }),
+        );
+      }
+      done(code);
+    },
+  );
 
 const key = program.command('key').description('lane-token signing keys');
 key

@@ -40,11 +40,10 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   );
   out.write(`  health: ${url.replace(/\/mcp$/, '/healthz')}   state: ${policy.gateway.stateDir}\n`);
   if (op.created) out.write(`  operator token (for /metrics, /api, /dashboard; also in keys/operator.token, 0600): ${op.created}\n`);
-  if (a.printLaneConfigs) {
-    for (const lane of Object.values(policy.lanes).filter((l) => l.enabled)) {
-      out.write('\n');
-      await step(['token', 'issue', '--policy', a.policy, '--lane', lane.name, '--url', url, '--ttl', '30d']);
-    }
+  // Every lane's config from ONE process (the only one that reads the private signing key).
+  if (a.printLaneConfigs && Object.values(policy.lanes).some((l) => l.enabled)) {
+    out.write('\n');
+    await step(['token', 'issue', '--policy', a.policy, '--all', '--url', url, '--ttl', '30d']);
   }
   out.write(
     `\nCtrl-C stops the gateway and every process it started; kill -HUP ${process.pid} (or lanegate reload) re-reads the policy.\n`,

@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { execa } from 'execa';
 import { cli, policyHead, ROOT, startGateway, tempDir } from '../helpers/gateway.js';
 
 /** The commands the README's CLI block lists: `serve`, `token issue`, `key list`, … */
@@ -67,7 +68,7 @@ describe('the CLI behaves as Node operators expect', () => {
     assert.match(String(opt.stderr), /unknown option '--json'/);
     const missing = await cli(['token', 'issue']);
     assert.equal(missing.exitCode, 2);
-    assert.match(String(missing.stderr), /required option '--lane <lane>'/);
+    assert.match(String(missing.stderr), /token issue needs --lane <lane> or --all/);
     const format = await cli(['token', 'issue', '--lane', 'x', '--format', 'yaml']);
     assert.equal(format.exitCode, 2);
     assert.match(String(format.stderr), /Allowed choices are json, claude, codex, vscode, cursor, windsurf, gemini/);
@@ -101,5 +102,39 @@ describe('the CLI behaves as Node operators expect', () => {
     } finally {
       await gw.stop();
     }
+  });
+
+  it('serve prints every lane a ready-to-paste config, from one token process', async () => {
+    const dir = tempDir('configs');
+    const policyFile = path.join(dir, 'policy.yaml');
+    writeFileSync(
+      policyFile,
+      `${policyHead()}trustDomains: { public: { kind: shared } }\nlanes:\n  one: {}\n  two: {}\n  off: { enabled: false }\n`,
+    );
+    const proc = execa(process.execPath, [path.join(ROOT, 'dist/cli/main.js'), 'serve', '--policy', policyFile, '--port', '0'], {
+      cwd: dir,
+      reject: false,
+      buffer: false,
+    });
+    let out = '';
+    proc.stdout?.setEncoding('utf8');
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`no configs printed:\n${out}`)), 20_000);
+      proc.stdout?.on('data', (c: string) => {
+        out += c;
+        if (out.includes('Ctrl-C stops')) {
+          clearTimeout(t);
+          resolve();
+        }
+      });
+    });
+    proc.kill('SIGTERM');
+    await proc;
+    assert.deepEqual(
+      [...out.matchAll(/^# lane "([a-z]+)"/gm)].map((m) => m[1]),
+      ['one', 'two'],
+      'enabled lanes only, each once',
+    );
+    assert.equal((out.match(/"Authorization": "Bearer eyJ/g) ?? []).length, 2);
   });
 });
