@@ -219,6 +219,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
         },
       };
     }
-    return { status: 200, error: rpc };
+    // The host found the name outside what this lane may reach: the same 403 as the front's own check.
+    return { status: rpc.code === ERR.notInCatalog ? 403 : 200, error: rpc };
   }
 };

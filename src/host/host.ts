@@ -19,7 +19,7 @@ import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 import { inScope } from '../shareability/scope.js';
-import { escalateLane, escalationsOf, processesOf } from './lane-moves.js';
+import { escalateLane, escalationsOf, listedIn, processesOf } from './lane-moves.js';
 
 type Params = Record<string, unknown>;
 
@@ -251,8 +251,13 @@ export class Host {
     // A shared child executes only what was demonstrated: anything else moves THIS lane first.
     if (slot.sharedFor(lane)) {
       const v = inScope(new Set(this.cfg.scopes?.[slot.config.name] ?? []), method, params);
-      if (!v.inside)
+      if (!v.inside) {
+        // A tool or prompt the server does not list is nobody's: refuse it, and move no one for it.
+        const surface = await this.vettedSurface(slot, lane, era).catch(() => undefined);
+        if (surface && !listedIn(surface, method, params))
+          throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
         await escalateLane(slot, lane, v.request, { resources: this.resources, log: this.log, notify: (m, p) => this.out.notify(m, p) });
+      }
     }
     let conn: UpstreamConn;
     try {

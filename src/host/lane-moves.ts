@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { escapeUntrusted } from '../log/escape.js';
 import type { Era } from '../upstream/conn.js';
+import type { Surface } from '../guard/scanner.js';
 import type { ResourceRelay } from './resource-relay.js';
 import type { ServerSlot } from './slot.js';
 
@@ -52,3 +53,14 @@ export const processesOf = (slots: Iterable<ServerSlot>): ProcessRow[] =>
 /** Lanes moved off shared children since the host started, per server. */
 export const escalationsOf = (slots: Iterable<ServerSlot>): { server: string; lane: string; request: string; at: number }[] =>
   [...slots].flatMap((s) => s.escalations().map((e) => ({ server: s.config.name, ...e })));
+
+/**
+ * Whether a tool call or prompt get names an item the server lists (other methods are not judged
+ * here: a resource URI may come from a template). Pure.
+ */
+export const listedIn = (surface: Surface, method: string, params: Record<string, unknown>): boolean => {
+  const name = typeof params.name === 'string' ? params.name : undefined;
+  if (method === 'tools/call') return (surface.tools ?? []).some((t) => t.name === name);
+  if (method === 'prompts/get') return (surface.prompts ?? []).some((p) => p.name === name);
+  return true;
+};

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
 import { cli, EVERYTHING, measureThenRestart, operatorApi, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { connectClient, textOf } from '../helpers/mcp.js';
+import { connectClient, modernPost, textOf } from '../helpers/mcp.js';
 
 // The default policy's everything server: demonstrated on echo and get-sum only.
 const POLICY = `${policyHead()}
@@ -95,6 +95,14 @@ describe('the verdict is never wider than the evidence: a shared child runs only
       for (const lane of [x, y]) assert.equal(kids.filter((c) => c.lane === lane).length, 1, `lane ${lane} has a child of its own`);
     });
   }
+
+  it('a name the server does not list is refused (403) and moves no lane', async () => {
+    const r = await modernPost(gw.url, await gw.token('c'), 1, 'tools/call', { name: 'every_no-such-tool', arguments: {} });
+    assert.equal(r.status, 403);
+    assert.equal((r.json?.error as { code?: number } | undefined)?.code, -32003);
+    const shared = (await children()).find((c) => c.placement === 'shared');
+    assert.ok(shared?.lanes?.includes('c'), 'lane c is still on the shared child');
+  });
 
   it('the lanes inside the evidence still share one process for the demonstrated tool', async () => {
     assert.match(await call('c', 'every_get-sum', { a: 1, b: 2 }), /3/);
