@@ -157,9 +157,11 @@ let modernSeq = 0;
  * A call in flight belongs to its holder: a session (handshake era) or the single HTTP request
  * that carried it (2026-07-28), never to the lane as a whole; two holders may use one id at once.
  */
+const sessionKey = (lane: string, session: string, id: unknown): string => `${lane}\u0000${session}\u0000${JSON.stringify(id)}`;
 const inflightKey = (lane: string, session: string | undefined, id: unknown): string => {
+  if (session !== undefined) return sessionKey(lane, session, id);
   modernSeq += 1;
-  return `${lane}\u0000${session ?? `modern:${modernSeq}`}\u0000${JSON.stringify(id)}`;
+  return `${lane}\u0000modern:${modernSeq}\u0000${JSON.stringify(id)}`;
 };
 
 /** notifications/cancelled from a lane aborts that lane's call (in its own session) and the upstream work. */
@@ -211,11 +213,11 @@ export const cancelFrom = (
   n: { method: string; params?: Record<string, unknown> },
 ): void => {
   if (n.method !== 'notifications/cancelled') return;
-  const id = JSON.stringify(n.params?.requestId);
   if (session !== undefined) {
-    d.inflight.get(`${lane}\u0000${session}\u0000${id}`)?.abort();
+    d.inflight.get(sessionKey(lane, session, n.params?.requestId))?.abort();
     return;
   }
+  const id = JSON.stringify(n.params?.requestId);
   // 2026-07-28: the cancel names an id, not its request. It cancels the lane's one call in flight
   // with that id; if several holders of the lane use that id at once it is ambiguous, and cancels
   // none rather than the wrong one.

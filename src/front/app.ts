@@ -4,6 +4,7 @@ import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './guards.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
 import { gatewayStatus } from './status-api.js';
 import { refreshGauges } from './gauges.js';
+import { hostProcesses } from './host-processes.js';
 import { readTrust } from '../records/trust-file.js';
 import { operatorTokenMatches } from './operator.js';
 import { type DashboardView, renderDashboard, renderLogin } from './dashboard-html.js';
@@ -143,13 +144,8 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
   });
   app.get('/api/measure', (c) => c.json(gw.evaluator.progress));
   app.get('/api/processes', async (c) => {
-    const out: Record<string, unknown> = {};
-    for (const [key, pid] of Object.entries(gw.hosts.pids())) {
-      if (pid === undefined) continue;
-      const r = await gw.hosts.request(key, 'lanegate/processes', {}, 5000).catch(() => ({ processes: [] }));
-      out[key] = { pid, children: r.processes };
-    }
-    return c.json({ front: process.pid, hosts: out });
+    const hosts = await hostProcesses(gw.hosts, 5000);
+    return c.json({ front: process.pid, hosts: Object.fromEntries(hosts.map((h) => [h.key, { pid: h.pid, children: h.children }])) });
   });
   return app;
 };

@@ -107,7 +107,6 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
   }
 };
 
-/** The prefix a `naming: bare` lane's names are unprefixed from (its one server's), if it is such a lane. */
 /**
  * Whether retrying can help, for an upstream that could not take a call. A refusal by the guard,
  * a name collision or an inventory withheld lasts until an operator acts; a crash or a restart
@@ -118,6 +117,7 @@ export const retryAdvice = (reason: string): string =>
     ? 'The call did not run. This lasts until an operator acts (the remedy is above); retrying will not help.'
     : 'The call did not complete; retry in a few seconds.';
 
+/** The prefix a `naming: bare` lane's names are unprefixed from (its one server's), if it is such a lane. */
 export const barePrefix = (policy: Policy, lane: string): string | undefined => {
   const l = policy.lanes[lane];
   return l?.naming === 'bare' ? policy.servers[l.servers[0] ?? '']?.prefix : undefined;
@@ -147,11 +147,8 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     }
     if (mode === 'search' && name === CALL_TOOL) {
       const inner = text(args.name);
-      if (
-        typeof args.arguments !== 'undefined' &&
-        (typeof args.arguments !== 'object' || args.arguments === null || Array.isArray(args.arguments))
-      )
-        return { status: 200, result: toolText(`${CALL_TOOL}: arguments must be an object`, true) };
+      const problem = paramsProblem('tools/call', { name: inner, arguments: args.arguments });
+      if (problem) return { status: 200, result: toolText(`${CALL_TOOL}: ${problem}`, true) };
       if (inner === CALL_TOOL || inner === SEARCH_TOOL)
         return { status: 200, result: toolText(`${inner} cannot be called through ${CALL_TOOL}`, true) };
       const innerArgs = (args.arguments ?? {}) as Record<string, unknown>;

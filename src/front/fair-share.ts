@@ -41,24 +41,17 @@ export class FairShare {
     return s;
   }
 
-  /** Lanes active now: something in flight or waiting, or a call within the last activeMs. */
-  active(now = this.now()): number {
-    const window = this.limits().activeMs;
-    let n = 0;
-    for (const s of this.lanes.values()) if (s.inFlight > 0 || s.queue.length > 0 || now - s.lastActive < window) n += 1;
-    return n;
+  /** Active: something in flight or waiting, or a call within the last activeMs. */
+  private isActive(s: LaneState | undefined, now: number, windowMs: number): boolean {
+    return s !== undefined && (s.inFlight > 0 || s.queue.length > 0 || now - s.lastActive < windowMs);
   }
 
-  /** How many calls this lane may run at once right now. */
+  /** How many calls this lane may run at once right now (the lane itself counts as active). */
   share(lane: string, now = this.now()): number {
     const l = this.limits();
-    const active = Math.max(1, this.active(now) + (this.isActive(lane, now) ? 0 : 1));
+    let active = this.isActive(this.lanes.get(lane), now, l.activeMs) ? 0 : 1;
+    for (const s of this.lanes.values()) if (this.isActive(s, now, l.activeMs)) active += 1;
     return active <= 1 ? l.perLane : Math.min(l.perLane, Math.max(l.minShare, Math.floor(l.budget / active)));
-  }
-
-  private isActive(lane: string, now: number): boolean {
-    const s = this.lanes.get(lane);
-    return s !== undefined && (s.inFlight > 0 || s.queue.length > 0 || now - s.lastActive < this.limits().activeMs);
   }
 
   /** A call of `lane` wants to start. */

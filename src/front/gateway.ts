@@ -54,7 +54,7 @@ export class Gateway {
   readonly log: Logger;
   readonly hosts: HostManager;
   readonly catalog: Catalog;
-  readonly sessions = new Sessions();
+  readonly sessions = new Sessions(() => this.policy.gateway.limits.sessionsPerLane);
   readonly streams = new CallStreams();
   readonly clientRequests = new ClientRequests();
   readonly mrtr = new Mrtr();
@@ -96,7 +96,6 @@ export class Gateway {
     readTrust(o.policy.gateway.stateDir, true);
     this.evidence = new Evidence(o.policy);
     logRecordProblems(this.evidence.problems, o.log);
-    this.sessions.maxPerLane = o.policy.gateway.limits.sessionsPerLane;
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
     this.hosts = new HostManager(
       (key) => this.hostConfig(key),

@@ -1,13 +1,10 @@
 import type { Gateway } from './gateway.js';
+import { hostProcesses } from './host-processes.js';
 
 /** Gauges are read at scrape time: processes by placement, sessions, hosts, lanes seen lately. */
 export const refreshGauges = async (gw: Pick<Gateway, 'hosts' | 'metrics' | 'sessions' | 'lastSeen'>): Promise<void> => {
   const counts = { shared: 0, dedicated: 0 };
-  for (const [key, pid] of Object.entries(gw.hosts.pids())) {
-    if (pid === undefined) continue;
-    const r = await gw.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
-    for (const p of (r.processes as { placement: 'shared' | 'dedicated' }[]) ?? []) counts[p.placement] += 1;
-  }
+  for (const h of await hostProcesses(gw.hosts)) for (const p of h.children) counts[p.placement] += 1;
   gw.metrics.processes.set({ placement: 'shared' }, counts.shared);
   gw.metrics.processes.set({ placement: 'dedicated' }, counts.dedicated);
   gw.metrics.sessions.set(gw.sessions.count());

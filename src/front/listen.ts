@@ -19,7 +19,7 @@ export const listen = (
   lane: string,
   req: RpcRequest,
   serverInfo: Record<string, unknown>,
-  claims?: LaneClaims,
+  claims: LaneClaims,
 ): Response => {
   const requested = (req.params?.notifications ?? undefined) as Record<string, unknown> | undefined;
   if (!requested || typeof requested !== 'object') {
@@ -55,15 +55,13 @@ export const listen = (
       wakeUp();
     },
     // A reload that revokes the token it was opened with ends the stream at once.
-    claims
-      ? {
-          claims,
-          close: () => {
-            revoked = true;
-            wakeUp();
-          },
-        }
-      : undefined,
+    {
+      claims,
+      close: () => {
+        revoked = true;
+        wakeUp();
+      },
+    },
   );
   return streamSSE(c, async (stream) => {
     const granted = wanted.length > 0 ? await changeResources(dl, lane, wanted, true) : [];

@@ -1,21 +1,22 @@
 import type { ReviewRow } from '../shareability/review.js';
 import type { Gateway } from './gateway.js';
+import { hostProcesses } from './host-processes.js';
 
 /**
- * The review rows with what only the running gateway knows: the lanes on each shared child now
+ * The review rows with what only the running gateway knows (`known`: the hosts' processes, when the
+ * caller asked for them already): the lanes on each shared child now
  * (asked of the running hosts), and the lanes escalated off it and by which request. The
  * dashboard, /api/servers and `lanegate review` all read these rows.
  */
 export const liveReview = async (
   gw: Pick<Gateway, 'inventory' | 'evidence' | 'guard' | 'hosts' | 'escalations' | 'policy'>,
+  known?: Awaited<ReturnType<typeof hostProcesses>>,
 ): Promise<ReviewRow[]> => {
   const inventory = Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]));
   const rows = gw.evidence.review(gw.guard, inventory);
   const onShared = new Map<string, Set<string>>();
-  for (const [key, pid] of Object.entries(gw.hosts.pids())) {
-    if (pid === undefined) continue;
-    const r = await gw.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
-    for (const p of (r.processes as { server: string; lanes?: string[] }[] | undefined) ?? []) {
+  for (const h of known ?? (await hostProcesses(gw.hosts))) {
+    for (const p of h.children) {
       if (!p.lanes) continue;
       const set = onShared.get(p.server) ?? new Set<string>();
       for (const l of p.lanes) set.add(l);

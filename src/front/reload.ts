@@ -39,11 +39,9 @@ export const reloadGateway = async (gw: Gateway): Promise<ReloadResult> => {
   // Keys too: a rotation's new public key is accepted, a retired one refused after its date.
   gw.auth.setKeys(await loadPublicKeys(next.gateway.stateDir), keyRetirements(next.gateway.stateDir));
   gw.evidence.onPolicy(next);
-  gw.sessions.maxPerLane = next.gateway.limits.sessionsPerLane;
   // Revocation reaches what is open: sessions and streams opened with a token that is no longer
   // admitted (revoked id, lane removed or disabled, before the lane's cut-off) end now.
-  const cut =
-    gw.sessions.endLanes((lane) => next.lanes[lane]?.enabled === true) + gw.sessions.endRevoked((cl) => gw.auth.stillAdmitted(cl));
+  const cut = gw.sessions.endRevoked((cl) => gw.auth.stillAdmitted(cl));
   const changes: Record<string, unknown> = { sessionsEnded: cut, hosts: {} as Record<string, unknown> };
   for (const key of gw.hosts.running()) {
     const was = gw.hosts.configOf(key);

@@ -16,11 +16,10 @@ export interface Session {
   /** Resource URIs (as the lane names them) this session subscribed to. */
   resources: Set<string>;
   /** The token it was opened with: revoking it (or the lane) ends the session and its stream. */
-  claims?: LaneClaims;
+  claims: LaneClaims;
 }
 
 export const IDLE_MS = 60 * 60 * 1000;
-const MAX_PER_LANE = 256;
 
 /**
  * Legacy-era (handshake) sessions. A session is bound to the lane that opened it: a request
@@ -51,11 +50,11 @@ export class Sessions {
     holder: string;
     filter: ListenFilter;
     send: (m: Record<string, unknown>) => void;
-    claims?: LaneClaims;
-    close?: () => void;
+    claims: LaneClaims;
+    close: () => void;
   }>();
-  /** Sessions per lane before the least recently used one ends (gateway.limits.sessionsPerLane). */
-  maxPerLane = MAX_PER_LANE;
+  /** `maxPerLane`: sessions per lane before the least recently used one ends (gateway.limits.sessionsPerLane, read live). */
+  constructor(private readonly maxPerLane: () => number = () => 256) {}
   /** Called when a session ends (its resource subscriptions are released upstream). */
   onEnd: (s: Session) => void = () => undefined;
 
@@ -65,16 +64,16 @@ export class Sessions {
     holder: string,
     filter: ListenFilter,
     send: (m: Record<string, unknown>) => void,
-    opened?: { claims: LaneClaims; close: () => void },
+    opened: { claims: LaneClaims; close: () => void },
   ): () => void {
-    const l = { lane, holder, filter, send, ...(opened ?? {}) };
+    const l = { lane, holder, filter, send, ...opened };
     this.listeners.add(l);
     return () => this.listeners.delete(l);
   }
 
-  create(lane: string, protocolVersion: string, claims?: LaneClaims): Session {
+  create(lane: string, protocolVersion: string, claims: LaneClaims): Session {
     const mine = [...this.byId.values()].filter((s) => s.lane === lane).sort((a, b) => a.lastSeen - b.lastSeen);
-    while (mine.length >= this.maxPerLane) {
+    while (mine.length >= this.maxPerLane()) {
       const oldest = mine.shift();
       if (oldest) this.end(oldest.id);
     }
@@ -87,7 +86,7 @@ export class Sessions {
       lastSeen: now,
       streams: new Set(),
       resources: new Set(),
-      ...(claims ? { claims } : {}),
+      claims,
     };
     this.byId.set(s.id, s);
     return s;
@@ -141,27 +140,15 @@ export class Sessions {
   endRevoked(admitted: (claims: LaneClaims) => boolean): number {
     let n = 0;
     for (const s of [...this.byId.values()]) {
-      if (s.claims && !admitted(s.claims)) {
+      if (!admitted(s.claims)) {
         this.end(s.id);
         n += 1;
       }
     }
     for (const l of [...this.listeners]) {
-      if (l.claims && !admitted(l.claims)) {
+      if (!admitted(l.claims)) {
         this.listeners.delete(l);
-        l.close?.();
-        n += 1;
-      }
-    }
-    return n;
-  }
-
-  /** Ends every session of lanes no longer admitted. */
-  endLanes(keep: (lane: string) => boolean): number {
-    let n = 0;
-    for (const s of [...this.byId.values()]) {
-      if (!keep(s.lane)) {
-        this.end(s.id);
+        l.close();
         n += 1;
       }
     }

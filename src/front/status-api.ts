@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Gateway } from './gateway.js';
+import { hostProcesses } from './host-processes.js';
+import { liveReview } from './live-review.js';
 
 /** A process's resident set in MB from /proc (Linux), or undefined where there is none. */
 const rssMb = (pid: number | undefined): number | undefined => {
@@ -12,28 +14,15 @@ const rssMb = (pid: number | undefined): number | undefined => {
   }
 };
 
-interface Child {
-  server: string;
-  placement: string;
-  lane?: string;
-  lanes?: string[];
-  pid: number;
-}
-
 /**
  * GET /api/status: the running gateway in one payload for `lanegate status`: servers with their
  * placement and evidence scope, lanes and sessions, hosts and children with pid and RSS, recent
- * hazards and refusals.
+ * hazards and refusals. The hosts are asked once.
  */
 export const gatewayStatus = async (gw: Gateway): Promise<Record<string, unknown>> => {
-  const rows = await gw.liveReview();
-  const hosts = [];
-  for (const [key, pid] of Object.entries(gw.hosts.pids())) {
-    if (pid === undefined) continue;
-    const r = await gw.hosts.request(key, 'lanegate/processes', {}, 3000).catch(() => ({ processes: [] }));
-    const children = ((r.processes as Child[] | undefined) ?? []).map((c) => ({ ...c, rssMb: rssMb(c.pid) }));
-    hosts.push({ key, pid, rssMb: rssMb(pid), children });
-  }
+  const processes = await hostProcesses(gw.hosts);
+  const rows = await liveReview(gw, processes);
+  const hosts = processes.map((h) => ({ ...h, rssMb: rssMb(h.pid), children: h.children.map((c) => ({ ...c, rssMb: rssMb(c.pid) })) }));
   return {
     front: { pid: process.pid, rssMb: rssMb(process.pid), url: gw.url() },
     servers: rows.map((r) => ({

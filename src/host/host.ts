@@ -19,7 +19,7 @@ import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
 import { inScope } from '../shareability/scope.js';
-import { escalateLane, escalationsOf, listedIn, processesOf } from './lane-moves.js';
+import { escalateLane, listedIn, processesOf } from './lane-moves.js';
 
 type Params = Record<string, unknown>;
 
@@ -76,24 +76,29 @@ export class Host {
         for (const { lane, era } of this.resources.retreat(server)) void slot?.conn(lane, era).catch(() => undefined);
       },
     });
-    for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated');
+    for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
   }
 
-  private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated'): void {
-    const slot = new ServerSlot(s, placement, {
-      connect: this.connect,
-      onNotification: (server, scope, n) => this.frames.notification(server, scope, n),
-      onServerRequest: async (server, scope, r) => this.frames.request(server, scope, r),
-      onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
-      held: (server, key) => this.resources.held(server, key),
-      onEvent: (e) => {
-        this.log.info(
-          { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
-          `upstream ${e.kind}`,
-        );
-        this.out.notify('lanegate/upstream', { ...e });
+  private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated', scope: string[] = []): void {
+    const slot = new ServerSlot(
+      s,
+      placement,
+      {
+        connect: this.connect,
+        onNotification: (server, scope, n) => this.frames.notification(server, scope, n),
+        onServerRequest: async (server, scope, r) => this.frames.request(server, scope, r),
+        onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
+        held: (server, key) => this.resources.held(server, key),
+        onEvent: (e) => {
+          this.log.info(
+            { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
+            `upstream ${e.kind}`,
+          );
+          this.out.notify('lanegate/upstream', { ...e });
+        },
       },
-    });
+      new Set(scope),
+    );
     this.slots.set(s.name, slot);
     this.byPrefix.set(s.prefix, slot);
   }
@@ -124,20 +129,12 @@ export class Host {
     }
     for (const s of next.servers) {
       if (!this.slots.has(s.name)) {
-        this.addSlot(s, next.placements[s.name] ?? 'dedicated');
+        this.addSlot(s, next.placements[s.name] ?? 'dedicated', next.scopes?.[s.name]);
         added.push(s.name);
       }
     }
-    // A running shared child keeps the scope it started with: widening it is a promotion, and
-    // promotion happens only when a host starts. Added servers take the new one.
-    const scopes = { ...next.scopes };
-    for (const name of this.slots.keys()) {
-      if (added.includes(name)) continue;
-      const kept = this.cfg.scopes?.[name];
-      if (kept) scopes[name] = kept;
-      else delete scopes[name];
-    }
-    this.cfg = { ...next, scopes, pins: this.cfg.pins };
+    // A kept slot keeps its placement and scope (they change only when a host starts).
+    this.cfg = { ...next, pins: this.cfg.pins };
     this.log.info({ event: 'host_reconfigured', stopped, added, lanes: Object.keys(next.lanes) }, 'host reconfigured');
     return { stopped, added };
   }
@@ -153,7 +150,7 @@ export class Host {
     }
     if (req.method === 'ping') return {};
     if (req.method === 'lanegate/processes') {
-      return { processes: processesOf(this.slots.values()), escalations: escalationsOf(this.slots.values()) };
+      return { processes: processesOf(this.slots.values()) };
     }
     if (req.method === 'lanegate/configure') return this.reconfigure(params.config as unknown as HostConfig);
     if (req.method === 'lanegate/measure') {
@@ -250,7 +247,7 @@ export class Host {
     this.refreshTrust();
     // A shared child executes only what was demonstrated: anything else moves THIS lane first.
     if (slot.sharedFor(lane)) {
-      const v = inScope(new Set(this.cfg.scopes?.[slot.config.name] ?? []), method, params);
+      const v = inScope(slot.scope, method, params);
       if (!v.inside) {
         // A tool or prompt the server does not list is nobody's: refuse it, and move no one for it.
         const surface = await this.vettedSurface(slot, lane, era).catch(() => undefined);

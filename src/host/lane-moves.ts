@@ -18,7 +18,7 @@ export const escalateLane = async (
   deps: { resources: ResourceRelay; log: Logger; notify: (method: string, params: Record<string, unknown>) => void },
 ): Promise<void> => {
   const server = slot.config.name;
-  if (!slot.escalate(lane, request)) return;
+  if (!slot.escalate(lane)) return;
   deps.log.info(
     { event: 'lane_escalated', server, lane, request: escapeUntrusted(request, 200) },
     `lane "${lane}" now runs "${server}" dedicated: it called ${escapeUntrusted(request, 200)}, which the demonstration did not cover`,
@@ -49,10 +49,6 @@ export const processesOf = (slots: Iterable<ServerSlot>): ProcessRow[] =>
       pid: p.pid,
     })),
   );
-
-/** Lanes moved off shared children since the host started, per server. */
-export const escalationsOf = (slots: Iterable<ServerSlot>): { server: string; lane: string; request: string; at: number }[] =>
-  [...slots].flatMap((s) => s.escalations().map((e) => ({ server: s.config.name, ...e })));
 
 /**
  * Whether a tool call or prompt get names an item the server lists (other methods are not judged

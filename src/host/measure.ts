@@ -105,18 +105,18 @@ export const demonstrate = async (spawn: Spawn, probe: ProbeStepConfig[], timeou
     conns.push(c);
     return c;
   };
-  const solo = async (tag: string, lane: string, value: string): Promise<unknown[]> => {
+  let listed = 0;
+  /** One lane alone on a fresh process; the first one also counts what the server lists (before any call). */
+  const solo = async (tag: string, lane: string, value: string, count = false): Promise<unknown[]> => {
     const c = await fresh(tag);
+    if (count) listed = await countListed(c, timeoutMs);
     const out: unknown[] = [];
     for (let i = 0; i < probe.length; i += 1) out.push(await run(c, lane, value, i));
     await c.stop();
     return out;
   };
   try {
-    const first = await fresh('demo-listing');
-    const listed = await countListed(first, timeoutMs);
-    await first.stop();
-    const base = await solo('demo-baseline', 'probe-a', canaries.base);
+    const base = await solo('demo-baseline', 'probe-a', canaries.base, true);
     const base2 = await solo('demo-baseline-2', 'probe-a', canaries.base2);
     const x = await fresh('demo-shared');
     const a: unknown[] = [];

@@ -78,46 +78,51 @@ export class ResourceRelay {
   }
 
   /**
-   * The server retreated from shared to dedicated: each holder's subscriptions move from the shared
-   * child to its lane's own, which is subscribed when it connects. Returns the children to start.
+   * Moves the subscriptions of the lanes `which` picks from the shared child(ren) to each lane's own
+   * child (subscribed when it connects). Returns the lanes' children to start, and the URIs the
+   * shared child no longer has any holder for (its 2026-07-28 listens are ended here).
    */
-  retreat(server: string): { lane: string; era: Era }[] {
+  private moveOff(
+    server: string,
+    which: (lane: string) => boolean,
+  ): { moved: { lane: string; era: Era }[]; released: { era: Era; uri: string }[] } {
     const moved = new Map<string, { lane: string; era: Era }>();
+    const released: { era: Era; uri: string }[] = [];
     for (const e of this.subs.entries(`${server}\u0000*|`)) {
-      const era: Era = e.child.endsWith('|modern') ? 'modern' : 'legacy';
-      this.subs.remove(e.child, e.uri, e.holder);
-      this.listens.get(`${e.child}\u0000${e.uri}`)?.abort();
-      this.listens.delete(`${e.child}\u0000${e.uri}`);
-      this.subs.add(`${server}\u0000${e.holder.lane}|${era}`, e.uri, e.holder);
-      moved.set(`${e.holder.lane}|${era}`, { lane: e.holder.lane, era });
-    }
-    return [...moved.values()];
-  }
-
-  /**
-   * ONE lane left the shared child (escalation): its holders' subscriptions move to the lane's own
-   * child; a URI no other lane still holds on the shared child is let go upstream there.
-   * Returns the lane's children to start (they subscribe when they connect).
-   */
-  async escalate(server: string, lane: string, sharedConn: (era: Era) => UpstreamConn | undefined): Promise<{ lane: string; era: Era }[]> {
-    const moved = new Map<string, { lane: string; era: Era }>();
-    const released: Promise<unknown>[] = [];
-    for (const e of this.subs.entries(`${server}\u0000*|`)) {
-      if (e.holder.lane !== lane) continue;
+      if (!which(e.holder.lane)) continue;
       const era: Era = e.child.endsWith('|modern') ? 'modern' : 'legacy';
       if (this.subs.remove(e.child, e.uri, e.holder)) {
         const key = `${e.child}\u0000${e.uri}`;
-        const conn = sharedConn(era);
         this.listens.get(key)?.abort();
         this.listens.delete(key);
-        if (conn && !conn.modern)
-          released.push(conn.request('resources/unsubscribe', { uri: e.uri }, this.timeoutMs(server)).catch(() => undefined));
+        released.push({ era, uri: e.uri });
       }
-      this.subs.add(`${server}\u0000${lane}|${era}`, e.uri, e.holder);
-      moved.set(era, { lane, era });
+      this.subs.add(`${server}\u0000${e.holder.lane}|${era}`, e.uri, e.holder);
+      moved.set(`${e.holder.lane}|${era}`, { lane: e.holder.lane, era });
     }
-    await Promise.all(released);
-    return [...moved.values()];
+    return { moved: [...moved.values()], released };
+  }
+
+  /** The server retreated from shared to dedicated (its shared child is stopped): every lane's subscriptions move. */
+  retreat(server: string): { lane: string; era: Era }[] {
+    return this.moveOff(server, () => true).moved;
+  }
+
+  /**
+   * ONE lane left the shared child (escalation): its subscriptions move to its own child, and a URI
+   * no other lane still holds is let go upstream on the shared child, which keeps running.
+   */
+  async escalate(server: string, lane: string, sharedConn: (era: Era) => UpstreamConn | undefined): Promise<{ lane: string; era: Era }[]> {
+    const { moved, released } = this.moveOff(server, (l) => l === lane);
+    await Promise.all(
+      released.map(({ era, uri }) => {
+        const conn = sharedConn(era);
+        return conn && !conn.modern
+          ? conn.request('resources/unsubscribe', { uri }, this.timeoutMs(server)).catch(() => undefined)
+          : undefined;
+      }),
+    );
+    return moved;
   }
 
   holders(server: string, childKey: string, uri: string): Holder[] {

@@ -21,16 +21,18 @@ export class ServerSlot {
   private closed = false;
   /** `auto`: eras this upstream has shown it does not speak. */
   private readonly unspoken = new Set<Era>();
-  /**
-   * Lanes moved off the shared child for good (until the host restarts), with the first request
-   * outside the demonstrated scope that moved them.
-   */
-  private readonly escalated = new Map<string, { request: string; at: number }>();
+  /** Lanes moved off the shared child for good (until the host restarts); the front keeps why. */
+  private readonly escalated = new Set<string>();
 
   constructor(
     readonly config: ServerConfig,
     public placement: Placement,
     private readonly hooks: SlotHooks,
+    /**
+     * What the shared child may run (`tools/call echo`, …), fixed when the slot is made: widening it
+     * is a promotion, and promotion happens only when a host starts.
+     */
+    readonly scope: ReadonlySet<string> = new Set(),
   ) {}
 
   attach(lane: string, era: Era): void {
@@ -47,9 +49,9 @@ export class ServerSlot {
    * request that is outside the demonstrated scope runs. The shared child keeps serving the others.
    * Returns false if the lane was not on the shared child.
    */
-  escalate(lane: string, request: string, now = Date.now()): boolean {
+  escalate(lane: string): boolean {
     if (!this.sharedFor(lane)) return false;
-    this.escalated.set(lane, { request, at: now });
+    this.escalated.add(lane);
     for (const inst of this.instances.values()) if (inst.lane === undefined) inst.attached.delete(lane);
     return true;
   }
@@ -57,11 +59,6 @@ export class ServerSlot {
   /** The shared child's link of this era, if it is up (to let go of what an escalated lane held there). */
   sharedConn(era: Era): UpstreamConn | undefined {
     return this.instances.get(`${SHARED_KEY}|${era}`)?.conn;
-  }
-
-  /** Lanes moved off the shared child, and why. */
-  escalations(): { lane: string; request: string; at: number }[] {
-    return [...this.escalated].map(([lane, e]) => ({ lane, ...e }));
   }
 
   /** Lanes that have used the shared child(ren) and still do. */
@@ -306,7 +303,7 @@ export class ServerSlot {
     const gone = [...this.instances.values()].filter((i) => i.lane !== undefined && !keep(i.lane));
     for (const inst of this.instances.values())
       if (inst.lane === undefined) for (const l of [...inst.attached]) if (!keep(l)) inst.attached.delete(l);
-    for (const l of [...this.escalated.keys()]) if (!keep(l)) this.escalated.delete(l);
+    for (const l of [...this.escalated]) if (!keep(l)) this.escalated.delete(l);
     await Promise.all(gone.map((i) => this.stopInstance(i.key)));
     return [...new Set(gone.map((i) => i.lane as string))];
   }

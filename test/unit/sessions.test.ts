@@ -2,10 +2,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IDLE_MS, type Session, Sessions } from '../../src/front/sessions.js';
 
+const CLAIMS_A = { lane: 'a', jti: 'jti-a', iat: 1, exp: 2 };
+const CLAIMS_B = { lane: 'b', jti: 'jti-b', iat: 1, exp: 2 };
+
 describe('handshake-era sessions', () => {
   it("a session is its lane's only: another lane's token sees no such session", () => {
     const s = new Sessions();
-    const a = s.create('a', '2025-06-18');
+    const a = s.create('a', '2025-06-18', CLAIMS_A);
     assert.equal(s.get(a.id, 'a')?.id, a.id);
     assert.equal(s.get(a.id, 'b'), undefined);
   });
@@ -14,11 +17,11 @@ describe('handshake-era sessions', () => {
     const s = new Sessions();
     const ended: Session[] = [];
     s.onEnd = (x) => ended.push(x);
-    const gone = s.create('a', '2025-06-18');
+    const gone = s.create('a', '2025-06-18', CLAIMS_A);
     gone.resources.add('watch+fixture://info');
-    const live = s.create('a', '2025-06-18');
+    const live = s.create('a', '2025-06-18', CLAIMS_A);
     live.streams.add({ send: () => undefined, close: () => undefined });
-    const fresh = s.create('b', '2025-06-18');
+    const fresh = s.create('b', '2025-06-18', CLAIMS_B);
     assert.equal(s.sweep(Date.now() + IDLE_MS / 2), 0, 'nothing is idle yet');
     fresh.lastSeen = Date.now() + IDLE_MS;
     assert.equal(s.sweep(Date.now() + IDLE_MS + 1), 1);
@@ -34,9 +37,9 @@ describe('handshake-era sessions', () => {
     const s = new Sessions();
     const got: string[] = [];
     const sink = (name: string) => ({ send: () => got.push(name), close: () => undefined });
-    const a1 = s.create('a', '2025-06-18');
-    const a2 = s.create('a', '2025-06-18');
-    const b1 = s.create('b', '2025-06-18');
+    const a1 = s.create('a', '2025-06-18', CLAIMS_A);
+    const a2 = s.create('a', '2025-06-18', CLAIMS_A);
+    const b1 = s.create('b', '2025-06-18', CLAIMS_B);
     a1.streams.add(sink('a1'));
     a2.streams.add(sink('a2'));
     b1.streams.add(sink('b1'));
