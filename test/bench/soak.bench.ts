@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { modernCall, send } from '../helpers/http.js';
-import { EVERYTHING, MEMORY, measureThenRestart, operatorApi, policyHead, startGateway } from '../helpers/gateway.js';
+import { everythingServer, MEMORY, measureThenRestart, operatorApi, policyHead, startGateway } from '../helpers/gateway.js';
 
 const LANES = Number(process.env.SOAK_LANES ?? 100);
 const CALLS = Number(process.env.SOAK_CALLS ?? 1000);
@@ -41,17 +41,10 @@ const snapshot = async (gw: { pid: number; url: string; operatorToken: string },
 
 const main = async (): Promise<void> => {
   const lanes = Array.from({ length: LANES }, (_, i) => `lane-${i}`);
-  const policy = `${policyHead(`  limits: { sessionsPerLane: 256 }`)}
+  const policy = `${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
-  everything:
-    prefix: every
-    domain: public
-    stdio: { command: node, args: ["${EVERYTHING}", "stdio"] }
-    probe:
-      - { tool: echo, args: { message: "{{canary}}" } }
-      - { tool: get-sum, args: { a: 2, b: 3 } }
-  memory:
+${everythingServer()}  memory:
     prefix: memory
     domain: public
     stdio: { command: node, args: ["${MEMORY}"], env: { MEMORY_FILE_PATH: "{stateDir}/memory/{lane}.jsonl" } }

@@ -134,3 +134,22 @@ export const measureThenRestart = async (gw: RunningGateway): Promise<RunningGat
   await gw.stop();
   return startGateway(readFileSync(gw.policyFile, 'utf8'), { dir: gw.dir });
 };
+
+/** One shared domain, the fixture server as `fix`, lanes a and b using it. */
+export const fixtureTwoLanes = (): string => `trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [fix] }
+  b: { servers: [fix] }
+`;
+
+/** server-everything as the default policy declares it (under `servers:`): probed on echo and get-sum. */
+export const everythingServer = (): string => `  everything:
+    prefix: every
+    domain: public
+    stdio: { command: node, args: ["${EVERYTHING}", "stdio"] }
+    probe:
+      - { tool: echo, args: { message: "{{canary}}" } }
+      - { tool: get-sum, args: { a: 2, b: 3 } }
+`;

@@ -1,21 +1,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
-import { cli, EVERYTHING, measureThenRestart, operatorApi, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import {
+  cli,
+  everythingServer,
+  measureThenRestart,
+  operatorApi,
+  policyHead,
+  type RunningGateway,
+  startGateway,
+} from '../helpers/gateway.js';
 import { connectClient, modernPost, textOf } from '../helpers/mcp.js';
 
 // The default policy's everything server: demonstrated on echo and get-sum only.
 const POLICY = `${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
-  everything:
-    prefix: every
-    domain: public
-    stdio: { command: node, args: ["${EVERYTHING}", "stdio"] }
-    probe:
-      - { tool: echo, args: { message: "{{canary}}" } }
-      - { tool: get-sum, args: { a: 2, b: 3 } }
-lanes:
+${everythingServer()}lanes:
   a: { servers: [everything] }
   b: { servers: [everything] }
   c: { servers: [everything] }

@@ -1,18 +1,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { fixtureTwoLanes, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
 import { heapSnapshot } from '../helpers/procs.js';
 
 const POLICY = `${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
-lanes:
-  a: { servers: [fix] }
-  b: { servers: [fix] }
-`;
+${fixtureTwoLanes()}`;
 
 const REQUESTS = Number(process.env.FUZZ_REQUESTS ?? 10_000);
 const SEED = 20261130;

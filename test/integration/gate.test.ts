@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli, EVERYTHING, FIXTURE, MEMORY, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, everythingServer, FIXTURE, MEMORY, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
 import { waitFor } from '../helpers/procs.js';
 
@@ -11,14 +11,7 @@ trustDomains:
   public: { kind: shared }
   alice: { kind: principal }
 servers:
-  everything:
-    prefix: every
-    domain: public
-    stdio: { command: node, args: ["${EVERYTHING}", "stdio"] }
-    probe:
-      - { tool: echo, args: { message: "{{canary}}" } }
-      - { tool: get-sum, args: { a: 2, b: 3 } }
-  memory:
+${everythingServer()}  memory:
     prefix: memory
     domain: public
     stdio: { command: node, args: ["${MEMORY}"], env: { MEMORY_FILE_PATH: "{stateDir}/memory-shared.jsonl" } }

@@ -2,18 +2,12 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { cli, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, fixtureTwoLanes, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession, modernMeta, modernPost, post } from '../helpers/mcp.js';
 import { sleep } from '../helpers/procs.js';
 
 const POLICY = (revoked: string[] = []) => `${policyHead(`  limits: { streamsPerLane: 3, callsPerLane: 4 }`)}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
-lanes:
-  a: { servers: [fix] }
-  b: { servers: [fix] }
-revokedTokenIds: ${JSON.stringify(revoked)}
+${fixtureTwoLanes()}revokedTokenIds: ${JSON.stringify(revoked)}
 `;
 
 /** The front's resident set and its peak so far, from /proc (kB). */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sseMessages } from '../helpers/sse.js';
-import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { FIXTURE, fixtureTwoLanes, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession, modernMeta } from '../helpers/mcp.js';
 import { waitFor } from '../helpers/procs.js';
 
@@ -159,13 +159,7 @@ describe("a legacy lane answers its upstream's sampling request", () => {
   let gw: RunningGateway;
   before(async () => {
     gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
-lanes:
-  a: { servers: [fix] }
-  b: { servers: [fix] }
-`);
+${fixtureTwoLanes()}`);
   });
   after(async () => gw.stop());
 
