@@ -1,33 +1,48 @@
 import { readFileSync } from 'node:fs';
-import { FINDING_TEXT, type Finding, scanTool } from '../guard/scanner.js';
+import { FINDING_TEXT, type Finding, judgeSurface } from '../guard/scanner.js';
+import { explainVerdicts } from './explain.js';
 import { formatRefusal, semanticRemedy } from '../guard/refusal.js';
 import { escapeUntrusted } from '../log/escape.js';
 import type { Policy } from '../policy/model.js';
 import { readGuard } from '../records/guard-file.js';
 import { addTrust, readTrust } from '../records/trust-file.js';
 
-/** `lanegate scan [FILE|-]`: vet a tools/list result before adding a server. Exit 1 if any tool is refused. */
-export const runScan = (file: string | undefined): number => {
+/**
+ * `lanegate scan [FILE|-] [--explain]`: vet a tools/list result before adding a server. Each tool
+ * is judged against the whole list (its sibling tools) and the server's `instructions` if the
+ * file carries them. Exit 1 if any tool is refused.
+ */
+export const runScan = (file: string | undefined, explain = false): number => {
   const text = readFileSync(file === undefined || file === '-' ? 0 : file, 'utf8');
-  const doc = JSON.parse(text) as unknown;
-  const root = (doc as { result?: unknown }).result ?? doc;
-  const tools = Array.isArray(root) ? root : ((root as { tools?: unknown }).tools as unknown[] | undefined);
-  if (!Array.isArray(tools)) {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text) as unknown;
+  } catch {
+    process.stderr.write('not JSON: expected a tools/list result ({"tools": [...]}) or an array of tool definitions\n');
+    return 2;
+  }
+  const root = (doc as { result?: unknown } | null)?.result ?? doc;
+  const tools = Array.isArray(root) ? root : ((root as { tools?: unknown } | null)?.tools as unknown[] | undefined);
+  if (!Array.isArray(tools) || tools.some((t) => t === null || typeof t !== 'object')) {
     process.stderr.write('expected a tools/list result ({"tools": [...]}) or an array of tool definitions\n');
     return 2;
   }
-  let refused = 0;
-  for (const t of tools as Record<string, unknown>[]) {
-    const findings = scanTool(t);
-    if (findings.length > 0) refused += 1;
-    const out = {
-      tool: String(t.name ?? ''),
-      verdict: findings.length > 0 ? 'refuse' : 'allow',
-      findings: findings.map((f) => ({ code: f.code, finding: f.finding, field: f.field, matched: f.matched })),
-    };
-    process.stdout.write(`${JSON.stringify(out)}\n`);
-  }
-  return refused > 0 ? 1 : 0;
+  const instructions = (root as { instructions?: unknown }).instructions;
+  const verdicts = judgeSurface({
+    tools: tools as Record<string, unknown>[],
+    ...(typeof instructions === 'string' ? { instructions } : {}),
+  });
+  if (explain) process.stdout.write(`${explainVerdicts(verdicts).join('\n')}\n`);
+  else
+    for (const v of verdicts)
+      process.stdout.write(
+        `${JSON.stringify({
+          [v.kind === 'instructions' ? 'instructions' : 'tool']: v.item,
+          verdict: v.findings.length > 0 ? 'refuse' : 'allow',
+          findings: v.findings.map((f) => ({ code: f.code, finding: f.finding, field: f.field, matched: f.matched })),
+        })}\n`,
+      );
+  return verdicts.some((v) => v.findings.length > 0) ? 1 : 0;
 };
 
 /** `lanegate trust SERVER [--tool T] --reviewed-by WHO [--note N]`: override findings, pinned to the exact surface. */
@@ -129,6 +144,8 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
       `  - ${d.at} ${d.from.slice(0, 12)} → ${d.to.slice(0, 12)} (${d.outcome}): ${d.changes.map((c) => `${c.kind} ${escapeUntrusted(c.item)} ${c.change}`).join(', ')}`,
     );
   }
+  out.push('  why (each signal the guard saw, with its weight):');
+  out.push(...explainVerdicts(judgeSurface(rec.surface), tool).map((l) => `    ${l}`));
   const tools = (rec.surface.tools ?? []).filter((t) => !tool || t.name === tool);
   out.push(`  tools (${tools.length}):`);
   for (const t of tools) {

@@ -168,8 +168,11 @@ program
   .command('scan')
   .description('vet a tools/list result with the guard; exit 1 if any tool is refused')
   .argument('[file]', 'a tools/list result as JSON; - or nothing reads standard input')
-  .addHelpText('after', example('lanegate scan tools.json', 'curl … | lanegate scan -'))
-  .action(async (file?: string) => done((await import('./guard.js')).runScan(file)));
+  .option('--explain', 'print, per tool, every signal the guard saw with its weight, the score and the threshold')
+  .addHelpText('after', example('lanegate scan tools.json', 'lanegate scan --explain tools.json', 'curl … | lanegate scan -'))
+  .action(async (file: string | undefined, o: { explain?: boolean }) =>
+    done((await import('./guard.js')).runScan(file, o.explain ?? false)),
+  );
 
 program
   .command('review')

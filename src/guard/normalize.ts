@@ -96,6 +96,7 @@ const CONFUSABLES: Record<string, string> = {
   Χ: 'X',
 };
 const CONFUSABLE_RE = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`, 'g');
+const CONFUSABLE_TEST = new RegExp(`[${Object.keys(CONFUSABLES).join('')}]`);
 
 /** A word mixing Latin with Cyrillic/Greek look-alikes: how "Іgnоrе" evades a keyword filter. */
 export const mixedScriptWords = (text: string): string[] =>
@@ -121,4 +122,7 @@ const unicodeFold = (text: string): string =>
     .replace(ZERO_WIDTH, '')
     .replace(/\u200D/g, '')
     .normalize('NFKC')
-    .replace(CONFUSABLE_RE, (c) => CONFUSABLES[c] ?? c);
+    .replace(MIXED_WORD, (w) => (/[a-zA-Z]/.test(w) && CONFUSABLE_TEST.test(w) ? w.replace(CONFUSABLE_RE, (c) => CONFUSABLES[c] ?? c) : w));
+
+/** Look-alikes are folded only inside words that also hold Latin letters: Russian stays Russian. */
+const MIXED_WORD = /\p{L}+/gu;

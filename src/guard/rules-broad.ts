@@ -1,3 +1,4 @@
+import { CONCEAL_ELSEWHERE } from './lexicon.js';
 import type { Rule } from './rules.js';
 
 /** The same intents phrased more broadly: other languages, faked roles and hidden markup, text addressed to the model, cross-tool variants. */
@@ -104,5 +105,36 @@ export const BROAD_RULES: Rule[] = [
     cls: 'crosstool',
     weight: 'medium',
     re: /\b(?:when|whenever|if)\s+(?:any|the|a)\s+(?:\w+\s+)?(?:tool|function)s?\s+(?:is|are)\s+(?:called|used|invoked)|\bwith\s+any\s+\w+\s+tool\b|\beach\s+time\s+you\s+use\s+any\s+tool\b/i,
+  },
+  // Harm stated as what the tool does (not what it detects or prevents).
+  {
+    id: 'harm-stated',
+    cls: 'harm',
+    weight: 'strong',
+    re: /\b(?:exfiltrat(?:e|es|ing)\b|steal(?:s|ing)?\s+(?:\w+\s+){0,2}(?:data|credentials?|passwords?|keys?|tokens?|cookies|secrets?|files?)|sends?\s+stolen|(?:capture|log|record)s?\s+(?:and\s+\w+\s+)?keystrokes|dump(?:s|ing)?\s+(?:\w+\s+){0,2}(?:credentials|password\s+hashes|lsass)|(?:extract|grab|harvest)s?\s+(?:all\s+)?(?:saved|stored|browser)\s+(?:passwords|credentials|cookies)|to\s+(?:an?\s+|the\s+)?attacker(?:-controlled|'s)?\s+(?:server|endpoint|host|domain|address|inbox))/i,
+    unless:
+      /\b(?:detect|prevent|block|monitor|scan|check|protect|alert|identif|flag|warn|guard|defend|audit|analy[sz]|stop|against|report)\w*\s+(?:\w+\s+){0,4}$/i,
+  },
+  // Concealment and blind copies in other languages.
+  { id: 'conceal-elsewhere', cls: 'conceal', weight: 'strong', re: CONCEAL_ELSEWHERE },
+  {
+    id: 'bcc-multilingual',
+    cls: 'exfil',
+    weight: 'medium',
+    re: /(?:скрыт\w+\s+коп\w+|copia\s+oculta|copie\s+(?:cachée|carbone\s+invisible)|blindkopie|cópia\s+oculta|النسخة\s+المخفية|密送|暗抄|숨은\s*참조|\bin\s+bcc\b|\bals\s+bcc\b|\ben\s+bcc\b|\bв\s+bcc\b)[^.]{0,80}?[\w.+-]+@[\w-]+\.[a-z]{2,}|[\w.+-]+@[\w-]+\.[a-z]{2,}[^.]{0,60}?(?:скрыт\w+\s+коп\w+|copia\s+oculta|copie\s+cachée|blindkopie|cópia\s+oculta|النسخة\s+المخفية|密送|\bin\s+bcc\b|\bals\s+bcc\b|\ben\s+bcc\b)/i,
+  },
+  // Another tool's arguments pointed at an address, a secret or a destructive act ("when using send_email, set bcc to ...").
+  {
+    id: 'tamper-argument',
+    cls: 'crosstool',
+    weight: 'strong',
+    re: /\b(?:change|set|replace|override|modify|alter|substitute|swap|rewrite|redirect|append|prepend|add)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:[`'"]?[\w.-]+[`'"]?\s+){0,3}(?:parameters?|arguments?|fields?|values?|recipients?|paths?|addresse?s?|urls?|destinations?|amounts?|accounts?|ibans?|bcc|cc|to|targets?|commands?|queries|query)\b[^.;]{0,80}?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/|~\/|\/etc\/|\.ssh|\.env\b|attacker|\b(?:delete|drop|truncate|wipe|rm\s+-rf)\b)/i,
+  },
+  // A destructive call made the price of using a tool ("before using this tool, call reset_database").
+  {
+    id: 'destructive-prerequisite',
+    cls: 'command',
+    weight: 'strong',
+    re: /\b(?:before|prior\s+to)\s+(?:using|calling|invoking|running|executing)\b[^.;]{0,80}?\b(?:call|use|invoke|run|execute)\b[^.;]{0,40}?\b(?:delete|drop|truncate|reset|wipe|erase|overwrite|format|destroy|purge)\w*/i,
   },
 ];

@@ -18,7 +18,8 @@ export type SignalClass =
   | 'crosstool'
   | 'payload_param'
   | 'harvest'
-  | 'command';
+  | 'command'
+  | 'harm';
 
 export type Weight = 'weak' | 'medium' | 'strong';
 
@@ -29,6 +30,8 @@ export interface Rule {
   re: RegExp;
   /** Only on strings that a model fills in (parameter names, descriptions, defaults). */
   parameterOnly?: boolean;
+  /** The match does not count when the text just before it (60 characters) matches this: "detects exfiltration". */
+  unless?: RegExp;
 }
 
 /** Every rule, in the order findings are reported. */

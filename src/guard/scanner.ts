@@ -1,5 +1,6 @@
 import { findHidden, normalise } from './normalize.js';
 import { PARAM_NAME_STRONG, PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
+import { type SecondOpinion, secondOpinion } from './second.js';
 import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
 
 export type FindingCode =
@@ -13,7 +14,11 @@ export type FindingCode =
   | 'exfiltration_parameter'
   | 'cross_tool_steering'
   | 'agent_directive'
-  | 'dangerous_command';
+  | 'dangerous_command'
+  | 'data_flow'
+  | 'purpose_mismatch'
+  | 'obfuscated_text'
+  | 'harmful_capability';
 
 export const FINDING_TEXT: Record<FindingCode, string> = {
   hidden_characters: 'hidden characters (zero-width, bidi or Unicode tag) in model-visible text',
@@ -27,6 +32,11 @@ export const FINDING_TEXT: Record<FindingCode, string> = {
   cross_tool_steering: 'steers how the agent uses other tools',
   agent_directive: 'imperative instructions directed at the agent',
   dangerous_command: 'a destructive or remote-shell command the agent is steered to run',
+  data_flow:
+    "declares that it moves sensitive data (credentials, keys, the conversation or private data) to a destination outside the user's control",
+  purpose_mismatch: 'reaches for sensitive data unrelated to its stated purpose',
+  obfuscated_text: 'text that reads as a sensitive instruction once a spelling trick is undone',
+  harmful_capability: 'describes stealing, exfiltrating or dumping data or credentials as what it does',
 };
 
 export interface Finding {
@@ -47,6 +57,8 @@ interface Signal {
   id: string;
   at: VisibleString;
   matched: string;
+  /** The rule's own match, for rules that name a tool. */
+  hit?: string;
 }
 
 const B64 = /[A-Za-z0-9+/]{60,}={0,2}/g;
@@ -93,7 +105,8 @@ const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
   const text = normalise(v.text);
   for (const r of RULES) {
     const m = r.re.exec(text);
-    if (m) out.push({ cls: r.cls, weight: r.weight, id: r.id, at: v, matched: sentenceAround(text, m.index, m[0].length) });
+    if (m && r.unless?.test(text.slice(Math.max(0, m.index - 60), m.index))) continue;
+    if (m) out.push({ cls: r.cls, weight: r.weight, id: r.id, at: v, matched: sentenceAround(text, m.index, m[0].length), hit: m[0] });
   }
   if (v.parameter !== undefined) {
     const m = PARAM_TARGET.exec(text);
@@ -161,6 +174,7 @@ const decide = (sigs: Signal[]): Finding[] => {
   add('cross_tool_steering', has(sigs, 'crosstool', 'strong'));
   add('credential_access', has(sigs, 'harvest', 'strong'));
   add('dangerous_command', has(sigs, 'command', 'strong'));
+  add('harmful_capability', has(sigs, 'harm', 'strong'));
 
   // A schema VALUE (enum, default, const, example, title) has no honest reason to address the
   // agent or to name a credential: there one directive or one key path is enough.
@@ -200,7 +214,50 @@ const byItem = (strings: VisibleString[]): VisibleString[][] => {
   return [...groups.values()];
 };
 
-export const scanStrings = (strings: VisibleString[]): Finding[] => byItem(strings).flatMap((g) => decide(g.flatMap((v) => signalsOf(v))));
+export interface ItemVerdict {
+  kind: SurfaceKind;
+  item: string;
+  /** What the rules found (empty: the rules admit it). */
+  rules: Finding[];
+  /** The second detector's view; refuses only where the rules admitted. */
+  second: SecondOpinion;
+  findings: Finding[];
+}
+
+/**
+ * A server telling the model how to use its OWN tools together ("call list_pages first", "use
+ * browser_snapshot instead of this tool") is ordinary: a medium cross-tool signal whose named
+ * tool is one of the server's own is dropped. One that names anything else stays.
+ */
+const aboutSiblings = (s: Signal, siblings: ReadonlySet<string>): boolean =>
+  s.cls === 'crosstool' &&
+  s.weight === 'medium' &&
+  s.hit !== undefined &&
+  (/\bthis\s+(?:tool|function)\b/i.test(s.hit) ||
+    (s.hit.match(/[a-z][\w.-]{2,60}/gi) ?? []).some((w) => siblings.has(w.replace(/[.-]+$/, ''))));
+
+const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdict => {
+  const sigs = g.flatMap((v) => signalsOf(v)).filter((s) => !aboutSiblings(s, siblings));
+  const rules = decide(sigs);
+  const hits = sigs.map((s) => ({ cls: s.cls, weight: s.weight, field: s.at.field, matched: s.matched }));
+  const second = secondOpinion(g, hits, siblings);
+  const head = g[0] as VisibleString;
+  const r = second.refusal;
+  const extra: Finding[] =
+    rules.length === 0 && r
+      ? [{ code: r.code, kind: head.kind, item: head.item, field: r.field, matched: r.matched, finding: FINDING_TEXT[r.code] }]
+      : [];
+  return { kind: head.kind, item: head.item, rules, second, findings: [...rules, ...extra] };
+};
+
+/** Every item's verdict, with the server's tool and prompt names as the siblings each is judged against. */
+export const judgeStrings = (strings: VisibleString[], siblings?: Iterable<string>): ItemVerdict[] => {
+  const names = new Set(siblings ?? strings.filter((v) => v.field === 'name').map((v) => v.text));
+  return byItem(strings).map((g) => judgeItem(g, names));
+};
+
+export const scanStrings = (strings: VisibleString[], siblings?: Iterable<string>): Finding[] =>
+  judgeStrings(strings, siblings).flatMap((v) => v.findings);
 
 export interface Surface {
   tools?: Record<string, unknown>[];
@@ -208,6 +265,8 @@ export interface Surface {
   resources?: Record<string, unknown>[];
   resourceTemplates?: Record<string, unknown>[];
   instructions?: string;
+  /** Names of the server's other tools when the surface holds only part of it (a corpus row). */
+  siblings?: string[];
 }
 
 export const surfaceStrings = (s: Surface): VisibleString[] => [
@@ -219,6 +278,13 @@ export const surfaceStrings = (s: Surface): VisibleString[] => [
 ];
 
 /** Scans a whole upstream surface. Empty result = admitted by layer two. */
-export const scanSurface = (s: Surface): Finding[] => scanStrings(surfaceStrings(s));
+export const scanSurface = (s: Surface): Finding[] => judgeSurface(s).flatMap((v) => v.findings);
 
-export const scanTool = (tool: Record<string, unknown>): Finding[] => scanStrings(toolStrings(tool));
+export const judgeSurface = (s: Surface): ItemVerdict[] => {
+  const strings = surfaceStrings(s);
+  const names = strings.filter((v) => v.field === 'name' && (v.kind === 'tool' || v.kind === 'prompt')).map((v) => v.text);
+  return judgeStrings(strings, [...names, ...(s.siblings ?? [])]);
+};
+
+export const scanTool = (tool: Record<string, unknown>, siblings?: string[]): Finding[] =>
+  scanStrings(toolStrings(tool), [String(tool.name ?? ''), ...(siblings ?? [])]);

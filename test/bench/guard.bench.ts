@@ -1,53 +1,74 @@
 /**
- * npm run bench:guard: layer two on the labelled corpus (test/fixtures/guard/corpus.jsonl).
- * Prints recall, false-positive rate, the misclassified ids, and the time to scan 1,000 tool
- * definitions. Targets: recall >= 0.90, FPR <= 0.03, 1,000 tools < 1 s.
+ * npm run bench:guard: the guard (rules, then the second detector) on the labelled corpus.
+ *
+ * By default it scores the TRAINING part (test/fixtures/guard/train.jsonl) per class, lists the
+ * misclassified ids, and times the scanner. `-- --blind` scores the frozen blind split
+ * (blind.jsonl; refused unless its hash is the one BLIND.md froze), prints aggregates only (no
+ * ids, no text), and adds a line to blind-scores.log; the bench prints how many times the blind
+ * split has been scored. Goal on the blind split: recall >= 0.90 at FPR <= 0.03, <= 1 ms a tool.
  */
-import { loadCorpus, verdictOf, type CorpusEntry } from '../helpers/corpus.js';
-import { scanTool } from '../../src/guard/scanner.js';
+import { blindScoreCount, type CorpusEntry, judgeEntry, loadBlind, loadCorpus } from '../helpers/corpus.js';
+import { judgeSurface } from '../../src/guard/scanner.js';
 
-const holdout = process.argv.includes('--holdout');
-const corpus: CorpusEntry[] = loadCorpus(holdout ? 'holdout.jsonl' : 'corpus.jsonl');
-if (holdout)
-  console.log(
-    'HELD-OUT set: built without reading the rules; measured blind once (recall 0.500, FPR 0.000), then the rules were generalised from its misses, so this figure is no longer blind',
-  );
-const mal = corpus.filter((e) => e.label === 'malicious');
-const ben = corpus.filter((e) => e.label === 'benign');
-const missed = mal.filter((e) => verdictOf(e).length === 0);
-const falsePos = ben.filter((e) => verdictOf(e).length > 0);
-const recall = (mal.length - missed.length) / mal.length;
-const fpr = falsePos.length / ben.length;
+const blind = process.argv.includes('--blind');
+const verbose = process.argv.includes('--verbose');
 
-const tools = corpus.map((e) => e.tool);
-const thousand = Array.from({ length: 1000 }, (_, i) => ({ ...tools[i % tools.length], name: `t${i}` }));
-for (const t of thousand.slice(0, 100)) scanTool(t);
-const t0 = performance.now();
-for (const t of thousand) scanTool(t);
-const ms = performance.now() - t0;
-
-console.log(
-  `corpus: ${mal.length} malicious, ${ben.length} benign (${ben.filter((e) => e.technique.startsWith('hard-negative')).length} hard negatives)`,
-);
-console.log(`recall:              ${recall.toFixed(3)}  (target >= 0.90)`);
-console.log(`false-positive rate: ${fpr.toFixed(3)}  (target <= 0.03)`);
-console.log(`missed (false negatives): ${missed.map((e) => e.id).join(', ') || 'none'}`);
-console.log(
-  `false positives:          ${
-    falsePos
-      .map(
-        (e) =>
-          `${e.id} [${verdictOf(e)
-            .map((f) => f.code)
-            .join(',')}]`,
-      )
-      .join(', ') || 'none'
-  }`,
-);
-console.log(`1,000 tool definitions scanned in ${ms.toFixed(1)} ms (target < 1000 ms)`);
-if (process.argv.includes('--verbose')) {
-  for (const e of [...missed, ...falsePos])
-    console.log(
-      `\n${e.id} (${e.label}, ${e.technique}):\n${JSON.stringify(e.tool).slice(0, 600)}\n${e.instructions ?? ''}\n-> ${JSON.stringify(verdictOf(e))}`,
-    );
+interface Scored {
+  e: CorpusEntry;
+  rules: boolean;
+  guard: boolean;
+  codes: string[];
 }
+
+const scoreAll = (rows: CorpusEntry[]): Scored[] =>
+  rows.map((e) => {
+    const items = judgeEntry(e);
+    const findings = items.flatMap((i) => i.findings);
+    return { e, rules: items.some((i) => i.rules.length > 0), guard: findings.length > 0, codes: findings.map((f) => f.code) };
+  });
+
+const table = (title: string, scored: Scored[]): void => {
+  const mal = scored.filter((s) => s.e.label === 'malicious');
+  const ben = scored.filter((s) => s.e.label === 'benign');
+  const rate = (xs: Scored[], k: 'rules' | 'guard'): string =>
+    xs.length ? (xs.filter((s) => s[k]).length / xs.length).toFixed(3) : '  -  ';
+  console.log(`\n${title}: ${mal.length} malicious, ${ben.length} benign, ${new Set(scored.map((s) => s.e.group)).size} sources`);
+  console.log(`  ${'class'.padEnd(30)} ${'rows'.padStart(5)}  rules  guard   (refused share)`);
+  for (const k of [...new Set(scored.map((s) => `${s.e.label}/${s.e.class}`))].sort()) {
+    const xs = scored.filter((s) => `${s.e.label}/${s.e.class}` === k);
+    console.log(`  ${k.padEnd(30)} ${String(xs.length).padStart(5)}  ${rate(xs, 'rules')}  ${rate(xs, 'guard')}`);
+  }
+  console.log(
+    `  RECALL ${rate(mal, 'guard')} (rules alone ${rate(mal, 'rules')})   FPR ${rate(ben, 'guard')} (rules alone ${rate(ben, 'rules')})`,
+  );
+};
+
+const train = scoreAll(loadCorpus('train.jsonl'));
+table('TRAINING part (the rules and the model were tuned on it)', train);
+const missed = train.filter((s) => s.e.label === 'malicious' && !s.guard);
+const falsePos = train.filter((s) => s.e.label === 'benign' && s.guard);
+console.log(`  missed: ${missed.length}   false alarms: ${falsePos.map((s) => `${s.e.id}[${s.codes.join(',')}]`).join(' ') || 'none'}`);
+if (verbose)
+  for (const s of [...missed, ...falsePos])
+    console.log(
+      `\n${s.e.id} (${s.e.label}/${s.e.class}, ${s.e.group}):\n${JSON.stringify(s.e.tool).slice(0, 500)} -> ${s.codes.join(',')}`,
+    );
+
+if (blind) {
+  table('BLIND split (never read while tuning)', scoreAll(loadBlind('bench:guard --blind')));
+}
+console.log(
+  `\nblind split scored ${blindScoreCount()} time(s) so far${blind ? '' : '; `npm run bench:guard -- --blind` scores it (and counts)'}`,
+);
+
+const surfaces = train.map((s) => ({ tools: [s.e.tool], siblings: s.e.siblings ?? [] }));
+for (const s of surfaces.slice(0, 200)) judgeSurface(s);
+const t0 = performance.now();
+let n = 0;
+while (performance.now() - t0 < 2000)
+  for (const s of surfaces) {
+    judgeSurface(s);
+    n++;
+  }
+const ms = performance.now() - t0;
+console.log(`speed: ${Math.round((n / ms) * 1000)} tools/s, ${(ms / n).toFixed(3)} ms a tool (goal <= 1 ms)`);

@@ -61,12 +61,19 @@ const oldClass = (t: string): string =>
           : 'directive';
 
 /** The split unit: the whole source (repository or site), so one benchmark's paraphrases never straddle. */
-const repoOfGroup = (g: string): string => g.replace(/^variant:/, '').split('#')[0]?.toLowerCase() ?? g;
+const repoOfGroup = (g: string): string =>
+  g
+    .replace(/^variant:/, '')
+    .split('#')[0]
+    ?.toLowerCase() ?? g;
 
 const textOf = (r: Row): string => {
   const names = [String(r.tool.name ?? ''), ...(r.siblings ?? [])].filter((n) => n.length > 2);
   let t = `${JSON.stringify(r.tool.description ?? '')} ${JSON.stringify(r.tool.inputSchema ?? {})} ${r.instructions ?? ''}`;
-  t = t.toLowerCase().replace(/https?:\/\/\S+/g, 'URL').replace(/[\w.+-]+@[\w-]+\.[\w.]+/g, 'EMAIL');
+  t = t
+    .toLowerCase()
+    .replace(/https?:\/\/\S+/g, 'URL')
+    .replace(/[\w.+-]+@[\w-]+\.[\w.]+/g, 'EMAIL');
   for (const n of names) t = t.split(n.toLowerCase()).join('NAME');
   return t.replace(/\s+/g, ' ');
 };
@@ -102,7 +109,9 @@ for (const r of [...old, ...staged]) {
     continue;
   }
   const sh = shingles(textOf(r));
-  if (kept.some((k) => k.label === r.label && Math.min(k.sh.size, sh.size) / Math.max(k.sh.size, sh.size) >= 0.8 && jaccard(k.sh, sh) >= 0.8)) {
+  if (
+    kept.some((k) => k.label === r.label && Math.min(k.sh.size, sh.size) / Math.max(k.sh.size, sh.size) >= 0.8 && jaccard(k.sh, sh) >= 0.8)
+  ) {
     dropped++;
     continue;
   }
@@ -113,12 +122,18 @@ for (const r of [...old, ...staged]) {
 }
 
 const oldRepos = new Set(old.map((r) => repoOfGroup(r.group)));
-const u32 = (g: string): number => createHash('sha256').update(SALT + g).digest().readUInt32BE(0) / 2 ** 32;
+const u32 = (g: string): number =>
+  createHash('sha256')
+    .update(SALT + g)
+    .digest()
+    .readUInt32BE(0) /
+  2 ** 32;
 const eligible = (r: (typeof kept)[number]): boolean => r.origin !== 'tuned-on' && !oldRepos.has(repoOfGroup(r.group ?? ''));
 
 let p = 0.3;
 const isBlind = (r: (typeof kept)[number]): boolean => eligible(r) && u32(repoOfGroup(r.group ?? '')) < p;
-const share = (label: string): number => kept.filter((r) => r.label === label && isBlind(r)).length / kept.filter((r) => r.label === label).length;
+const share = (label: string): number =>
+  kept.filter((r) => r.label === label && isBlind(r)).length / kept.filter((r) => r.label === label).length;
 while ((share('malicious') < 0.25 || share('benign') < 0.25) && p < 0.95) p += 0.05;
 
 const strip = ({ sh, origin, ...r }: (typeof kept)[number]): Row => r;
@@ -152,4 +167,6 @@ the file's hash differs from the one above), printing aggregates only, and appen
 \`blind-scores.log\`: the number of lines there is the number of times the blind split has been scored.
 `,
 );
-console.log(`p=${p.toFixed(2)} blind ${count(blind, 'malicious')}/${count(blind, 'benign')} (${groups(blind)} sources) train ${count(train, 'malicious')}/${count(train, 'benign')} dropped ${dropped}`);
+console.log(
+  `p=${p.toFixed(2)} blind ${count(blind, 'malicious')}/${count(blind, 'benign')} (${groups(blind)} sources) train ${count(train, 'malicious')}/${count(train, 'benign')} dropped ${dropped}`,
+);

@@ -1,40 +1,65 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { MODEL } from '../../src/guard/model-weights.js';
 import { loadCorpus, verdictOf } from '../helpers/corpus.js';
 
-const corpus = loadCorpus();
+const train = loadCorpus('train.jsonl');
+const CLASSES = {
+  malicious: [
+    'directive',
+    'hidden',
+    'exfil-param',
+    'harm-as-feature',
+    'purpose-mismatch',
+    'cross-server',
+    'non-english',
+    'schema-poisoning',
+  ],
+  benign: ['plain', 'hard-negative'],
+};
 
-describe('guard corpus', () => {
-  it('is well formed: 40+ of each label, every entry with a source and a licence, unique ids', () => {
-    assert.ok(corpus.filter((e) => e.label === 'malicious').length >= 40);
-    assert.ok(corpus.filter((e) => e.label === 'benign').length >= 40);
-    assert.equal(new Set(corpus.map((e) => e.id)).size, corpus.length);
-    for (const e of corpus) {
-      assert.ok(e.source.length > 3 && e.licence.length > 1, e.id);
+describe('guard corpus (training part)', () => {
+  it('is well formed: labels, classes, sources, licences, groups, unique ids', () => {
+    assert.ok(train.filter((e) => e.label === 'malicious').length >= 200);
+    assert.ok(train.filter((e) => e.label === 'benign').length >= 400);
+    assert.equal(new Set(train.map((e) => e.id)).size, train.length);
+    for (const e of train) {
+      assert.ok(CLASSES[e.label].includes(e.class), `${e.id}: class ${e.class}`);
+      assert.ok(e.source.length > 3 && e.licence.length > 1 && e.group.length > 1, e.id);
       assert.equal(typeof e.tool.name, 'string', e.id);
     }
   });
 
-  it('every hard negative passes the scanner', () => {
-    const hard = corpus.filter((e) => e.technique.startsWith('hard-negative'));
-    assert.ok(hard.length >= 20);
-    const refused = hard
-      .filter((e) => verdictOf(e).length > 0)
-      .map(
-        (e) =>
-          `${e.id}: ${verdictOf(e)
-            .map((f) => f.code)
-            .join(',')}`,
-      );
-    assert.deepEqual(refused, []);
+  it('the blind split is the frozen one (hash as BLIND.md recorded; read here only to hash it)', () => {
+    const dir = new URL('../fixtures/guard/', import.meta.url);
+    const have = createHash('sha256')
+      .update(readFileSync(new URL('blind.jsonl', dir)))
+      .digest('hex');
+    assert.match(readFileSync(new URL('BLIND.md', dir), 'utf8'), new RegExp(`sha256: \`${have}\``));
   });
 
-  it('meets the targets: recall >= 0.90, false-positive rate <= 0.03', () => {
-    const mal = corpus.filter((e) => e.label === 'malicious');
-    const ben = corpus.filter((e) => e.label === 'benign');
+  it('the committed model was trained on this training part (retrain after any corpus change)', () => {
+    const ids = createHash('sha256')
+      .update(JSON.stringify(train.map((r) => r.id)))
+      .digest('hex')
+      .slice(0, 16);
+    assert.equal(MODEL.trainedOn, `train.jsonl ${train.length} rows ${ids}`);
+  });
+
+  it('on the data it was tuned on: recall >= 0.80, false-positive rate <= 0.01, every earlier hard negative admitted', () => {
+    const mal = train.filter((e) => e.label === 'malicious');
+    const ben = train.filter((e) => e.label === 'benign');
     const recall = mal.filter((e) => verdictOf(e).length > 0).length / mal.length;
     const fpr = ben.filter((e) => verdictOf(e).length > 0).length / ben.length;
-    assert.ok(recall >= 0.9, `recall ${recall}`);
-    assert.ok(fpr <= 0.03, `fpr ${fpr}`);
+    assert.ok(recall >= 0.8, `recall ${recall}`);
+    assert.ok(fpr <= 0.01, `fpr ${fpr}`);
+    const earlier = ben.filter((e) => e.id.startsWith('ben-') && e.class === 'hard-negative');
+    assert.ok(earlier.length >= 20);
+    assert.deepEqual(
+      earlier.filter((e) => verdictOf(e).length > 0).map((e) => e.id),
+      [],
+    );
   });
 });
