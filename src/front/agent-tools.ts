@@ -1,5 +1,6 @@
 import type { Policy } from '../policy/model.js';
-import type { Absence } from './catalog.js';
+import { remedyForAbsence } from '../link/absence.js';
+import type { Absence } from '../link/protocol.js';
 import { searchCatalog } from './catalog-search.js';
 
 /** Names the gateway itself serves in every lane's catalog. The prefix "lanegate" is reserved. */
@@ -50,21 +51,6 @@ const text = (value: unknown, isError = false): Record<string, unknown> => ({
   ...(isError ? { isError: true } : {}),
 });
 
-/** The remedy an operator runs for an absence, from the reason the host gave. Pure. */
-export const remedyFor = (server: string, reason: string): string => {
-  const tool = /refused by the guard \(layer semantic, (?:tool )?([^:]+):/.exec(reason)?.[1];
-  if (/refused by the guard/.test(reason))
-    return `lanegate inspect ${server}${tool ? ` --tool ${tool}` : ''}; after review: lanegate trust ${server}${tool ? ` --tool ${tool}` : ''} --reviewed-by <you>`;
-  if (/crash|restarting|ended/.test(reason))
-    return `restarts automatically with backoff; if it keeps crashing, read the gateway log (event upstream_crashed) and fix servers.${server}`;
-  if (/failed to start|initialize failed|no longer exists/.test(reason))
-    return `check servers.${server} (lanegate check --policy <policy>) and the gateway log (event upstream_start_failed)`;
-  if (/cannot be served under prefix|listed twice/.test(reason))
-    return `the upstream lists names that would collide; fix the server or change servers.${server}.prefix`;
-  if (/drift/.test(reason)) return `lanegate review; accept the new inventory by editing servers.${server}.expect`;
-  return 'lanegate review, and the gateway log';
-};
-
 /** lanegate_status for one lane: the loadout the policy promises vs what serves now. Pure. */
 export const laneStatus = (
   policy: Policy,
@@ -81,7 +67,7 @@ export const laneStatus = (
     const count = tools.filter((t) => String(t.name).startsWith(`${s?.prefix ?? '?'}_`)).length;
     if (!s?.enabled)
       return { server: name, state: 'disabled', reason: 'disabled in the policy', remedy: `set servers.${name}.enabled: true` };
-    if (gone) return { server: name, prefix: s.prefix, state: 'missing', reason: gone.reason, remedy: remedyFor(name, gone.reason) };
+    if (gone) return { server: name, prefix: s.prefix, state: 'missing', reason: gone.reason, remedy: remedyForAbsence(name, gone) };
     const d = drift[name];
     const e = escalated[name];
     return {
@@ -94,7 +80,7 @@ export const laneStatus = (
             placement: `served dedicated for this lane since it called ${e.request}, which the demonstration did not cover; widen the probe (servers.${name}.probe) to share it`,
           }
         : {}),
-      ...(d ? { drift: d, remedy: remedyFor(name, 'drift') } : {}),
+      ...(d ? { drift: d, remedy: remedyForAbsence(name, { code: 'drift' }) } : {}),
     };
   });
   const missing = servers.filter((s) => s.state !== 'serving').length;

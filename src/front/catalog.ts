@@ -1,14 +1,12 @@
+import { type Absence, META } from '../link/protocol.js';
 import type { Policy } from '../policy/model.js';
 import { hostsForLane } from '../routing/route.js';
-import { CALLER_META } from '../host/config.js';
-import { LIST_FIELDS, type ListMethod } from '../host/surface.js';
+import { CALLER_META } from '../link/config.js';
+import { LIST_FIELDS, type ListMethod } from '../link/lists.js';
 import { RpcFailure } from '../rpc/jsonrpc.js';
 import type { Era } from '../upstream/conn.js';
 
-export interface Absence {
-  server: string;
-  reason: string;
-}
+export type { Absence } from '../link/protocol.js';
 
 export interface Listing {
   items: Record<string, unknown>[];
@@ -53,11 +51,11 @@ export class Catalog {
       [...hostsForLane(policy, lane)].map(async ([key, { servers }]) => {
         try {
           const r = await this.request(key, method, { _meta: { [CALLER_META]: { lane, era } } }, LIST_TIMEOUT_MS);
-          const meta = r._meta as { 'lanegate/absent'?: Absence[] } | undefined;
-          return { items: (r[field] as Record<string, unknown>[] | undefined) ?? [], absent: meta?.['lanegate/absent'] ?? [] };
+          const meta = r._meta as { [META.absent]?: Absence[] } | undefined;
+          return { items: (r[field] as Record<string, unknown>[] | undefined) ?? [], absent: meta?.[META.absent] ?? [] };
         } catch (e) {
           const reason = e instanceof RpcFailure ? e.rpc.message : 'host unavailable';
-          return { items: [], absent: servers.map((server) => ({ server, reason })) };
+          return { items: [], absent: servers.map((server): Absence => ({ server, code: 'unavailable', reason })) };
         }
       }),
     );

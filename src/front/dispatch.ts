@@ -1,7 +1,9 @@
+import { lastsUntilOperatorActs } from '../link/absence.js';
+import { type AbsenceCode, META } from '../link/protocol.js';
 import type { Policy } from '../policy/model.js';
 import { route } from '../routing/route.js';
-import { CALLER_META } from '../host/config.js';
-import { isListMethod, LIST_FIELDS } from '../host/surface.js';
+import { CALLER_META } from '../link/config.js';
+import { isListMethod, LIST_FIELDS } from '../link/lists.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Catalog } from './catalog.js';
 import type { Logger } from 'pino';
@@ -112,8 +114,8 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
  * a name collision or an inventory withheld lasts until an operator acts; a crash or a restart
  * passes by itself. Pure.
  */
-export const retryAdvice = (reason: string): string =>
-  /refused by the guard|withheld|refused: /.test(reason)
+export const retryAdvice = (code: AbsenceCode | undefined): string =>
+  code !== undefined && lastsUntilOperatorActs(code)
     ? 'The call did not run. This lasts until an operator acts (the remedy is above); retrying will not help.'
     : 'The call did not complete; retry in a few seconds.';
 
@@ -209,7 +211,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
               text:
                 rpc.code === ERR.timeout
                   ? `lanegate: ${rpc.message}. The upstream may still have acted on it; check before retrying.`
-                  : `lanegate: ${rpc.message}. ${retryAdvice(rpc.message)}`,
+                  : `lanegate: ${rpc.message}. ${retryAdvice((rpc.data as Record<string, AbsenceCode> | undefined)?.[META.absent])}`,
             },
           ],
           isError: true,

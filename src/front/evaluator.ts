@@ -1,8 +1,9 @@
+import { LINK } from '../link/protocol.js';
 import type { Logger } from 'pino';
 import type { Policy, ServerConfig } from '../policy/model.js';
 import type { DemonstrationResult } from '../records/verdicts.js';
 import { SCHEMA } from '../records/verdicts.js';
-import type { PreflightOutcome } from '../host/measure.js';
+import type { PreflightOutcome } from '../link/reports.js';
 import type { Evidence } from './evidence.js';
 import { withStanding } from '../shareability/standing.js';
 
@@ -103,7 +104,7 @@ export class Evaluator {
   private async evaluate(s: ServerConfig): Promise<boolean> {
     try {
       const withProbe = (s.probe?.length ?? 0) > 0;
-      const r = await this.request(s.domain, 'lanegate/measure', { server: s.name, demonstrate: withProbe }, 10 * 60_000);
+      const r = await this.request(s.domain, LINK.measure, { server: s.name, demonstrate: withProbe }, 10 * 60_000);
       const pre = r.preflight as unknown as PreflightOutcome;
       const demo = r.demonstration as unknown as DemonstrationResult | undefined;
       if (!pre.ran) {

@@ -1,8 +1,9 @@
+import { dispatchHostNote, type HostNoteHandlers, LINK, META } from '../link/protocol.js';
 import { serve, type ServerType } from '@hono/node-server';
 import type { CryptoKey } from 'jose';
 import type { Logger } from 'pino';
-import type { HostConfig } from '../host/config.js';
-import type { ListMethod } from '../host/surface.js';
+import type { HostConfig } from '../link/config.js';
+import type { ListMethod } from '../link/lists.js';
 import type { Policy } from '../policy/model.js';
 import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
 import { hostKeyFor } from '../routing/route.js';
@@ -22,7 +23,7 @@ import { ClientRequests } from './client-requests.js';
 import { Mrtr } from './mrtr.js';
 import { type GuardFile, readGuard } from '../records/guard-file.js';
 import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } from './record-events.js';
-import type { GuardReport } from '../host/guard.js';
+import type { GuardReport } from '../link/reports.js';
 import { readTrust } from '../records/trust-file.js';
 import { Escalations } from './escalations.js';
 import { LaneLoad } from './lane-load.js';
@@ -162,7 +163,7 @@ export class Gateway {
   private onHostRequest(key: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const lane = String(params.lane ?? '');
     const hostLane = key.includes('@') ? key.slice(key.indexOf('@') + 1) : undefined;
-    if (method !== 'lanegate/client-request' || !this.policy.lanes[lane] || (hostLane !== undefined && hostLane !== lane)) {
+    if (method !== LINK.clientRequest || !this.policy.lanes[lane] || (hostLane !== undefined && hostLane !== lane)) {
       return Promise.reject(new RpcFailure({ code: ERR.invalidParams, message: 'refused' }));
     }
     const inner = String(params.method ?? '');
@@ -181,52 +182,40 @@ export class Gateway {
     if (recordHazard(this.evidence, server, code, key, this.log)) this.metrics.hazards.inc({ server, code });
   }
 
-  private onHostNotification(key: string, n: RpcNotification): void {
-    if (n.method === 'lanegate/guard') {
-      this.onGuardReport(key, n.params as unknown as GuardReport);
-      return;
-    }
-    if (n.method === 'lanegate/notify') {
-      const p = (n.params ?? {}) as { lane?: string; token?: string | number; method?: string; params?: Record<string, unknown> };
+  /** One handler per link notification (src/link/protocol.ts), each given typed params. */
+  private readonly hostNotes: HostNoteHandlers = {
+    [LINK.guard]: (key, r) => this.onGuardReport(key, r),
+    [LINK.notify]: (_key, p) => {
       if (!p.lane || !p.method) return;
       const msg = { jsonrpc: '2.0', method: p.method, params: p.params ?? {} };
       // To the call it belongs to; a log line with no call open goes to the lane's GET streams.
       if (!this.streams.deliver(p.lane, p.token, msg) && p.token === undefined) this.sessions.notifyLane(p.lane, msg);
-      return;
-    }
-    if (n.method === 'lanegate/lane-event') {
-      const p = (n.params ?? {}) as { lane?: string; holders?: unknown; method?: string; params?: Record<string, unknown> };
+    },
+    [LINK.laneEvent]: (_key, p) => {
       if (!p.lane || !p.method || !Array.isArray(p.holders)) return;
       this.sessions.deliverToHolders(p.lane, p.holders.map(String), { jsonrpc: '2.0', method: p.method, params: p.params ?? {} });
-      return;
-    }
-    if (n.method === 'lanegate/escalated') {
-      recordEscalation(this, key, n.params ?? {});
-      return;
-    }
-    if (n.method === 'lanegate/hazard') {
-      this.onHazard(key, String(n.params?.server ?? ''), String(n.params?.code ?? ''));
-      return;
-    }
-    if (n.method === 'lanegate/inventory') {
-      const p = n.params as { server?: string; line?: string; withheld?: boolean; cleared?: boolean } | undefined;
-      if (p?.server && p.cleared === true) delete this.inventory[p.server];
-      else if (p?.server && p.line) {
+    },
+    [LINK.escalated]: (key, p) => recordEscalation(this, key, p),
+    [LINK.hazard]: (key, p) => this.onHazard(key, String(p.server ?? ''), String(p.code ?? '')),
+    [LINK.inventory]: (_key, p) => {
+      if (p.server && p.cleared === true) delete this.inventory[p.server];
+      else if (p.server && p.line) {
         this.inventory[p.server] = { line: p.line, withheld: p.withheld === true, at: new Date().toISOString() };
         this.metrics.drift.inc({ server: p.server });
       }
-      return;
-    }
-    if (n.method === 'lanegate/upstream') {
-      const p = n.params as { kind?: string; server?: string; version?: string } | undefined;
-      if (p?.kind === 'started' && p.server && p.version) this.evidence.noteVersion(p.server, p.version);
-      if (p?.kind === 'crashed' && p.server) this.metrics.restarts.inc({ kind: 'upstream', server: p.server });
-      return;
-    }
+    },
+    [LINK.upstream]: (_key, p) => {
+      if (p.kind === 'started' && p.server && p.version) this.evidence.noteVersion(p.server, p.version);
+      if (p.kind === 'crashed' && p.server) this.metrics.restarts.inc({ kind: 'upstream', server: p.server });
+    },
+  };
+
+  private onHostNotification(key: string, n: RpcNotification): void {
+    if (dispatchHostNote(key, n.method, n.params, this.hostNotes)) return;
     const methods = LIST_OF[n.method];
     if (!methods) return;
-    const meta = (n.params?._meta ?? {}) as { 'lanegate/server'?: string; 'lanegate/lanes'?: string[] | 'all' };
-    const lanes = lanesAffected(this.policy, key, meta['lanegate/server'] ?? '', meta['lanegate/lanes'] ?? 'all');
+    const meta = (n.params?._meta ?? {}) as { [META.server]?: string; [META.lanes]?: string[] | 'all' };
+    const lanes = lanesAffected(this.policy, key, meta[META.server] ?? '', meta[META.lanes] ?? 'all');
     for (const m of methods) this.catalog.invalidate(lanes, m);
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: n.method });
   }

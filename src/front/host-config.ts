@@ -1,4 +1,4 @@
-import type { HostConfig } from '../host/config.js';
+import type { HostConfig } from '../link/config.js';
 import type { Policy } from '../policy/model.js';
 import { secretFilesFor } from '../policy/build.js';
 import type { Placement } from '../shareability/placement.js';

@@ -1,3 +1,4 @@
+import { LINK } from '../link/protocol.js';
 import type { HostManager } from './hosts.js';
 
 /** A child process as its host reports it. */
@@ -22,7 +23,7 @@ export const hostProcesses = async (
   const out: { key: string; pid: number; children: ChildProcess[] }[] = [];
   for (const [key, pid] of Object.entries(hosts.pids())) {
     if (pid === undefined) continue;
-    const r = await hosts.request(key, 'lanegate/processes', {}, timeoutMs).catch(() => ({ processes: [] }));
+    const r = await hosts.request(key, LINK.processes, {}, timeoutMs).catch(() => ({ processes: [] }));
     out.push({ key, pid, children: (r.processes as ChildProcess[] | undefined) ?? [] });
   }
   return out;

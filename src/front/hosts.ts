@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import type { Logger } from 'pino';
-import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../host/config.js';
-import { backoffDelay, STABLE_AFTER_MS } from '../host/backoff.js';
+import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
+import { backoffDelay, STABLE_AFTER_MS } from '../supervision/restart.js';
 import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
 import { LinePeer } from '../rpc/peer.js';
 

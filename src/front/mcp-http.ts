@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { isLanegateError } from '../errors.js';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
-import { isListMethod } from '../host/surface.js';
+import { isListMethod } from '../link/lists.js';
 import { barePrefix, FRONT_CAPABILITIES } from './dispatch.js';
 import { prefixedParams } from '../naming/bare.js';
 import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';

@@ -1,5 +1,6 @@
+import type { HostNotes, LINK } from '../link/protocol.js';
 import type { Logger } from 'pino';
-import type { GuardReport } from '../host/guard.js';
+import type { GuardReport } from '../link/reports.js';
 import { type GuardFile, MAX_DRIFT, writeGuard } from '../records/guard-file.js';
 import type { Evidence } from './evidence.js';
 import type { Escalations } from './escalations.js';
@@ -65,9 +66,8 @@ export const recordHazard = (evidence: Evidence, server: string, code: string, h
 export const recordEscalation = (
   gw: { policy: Policy; escalations: Escalations; metrics: Metrics; log: Logger },
   host: string,
-  params: Record<string, unknown>,
+  p: Partial<HostNotes[typeof LINK.escalated]>,
 ): void => {
-  const p = params as { server?: string; lane?: string; request?: string; at?: number };
   if (!p.server || !p.lane || !gw.policy.lanes[p.lane]) return;
   const request = String(p.request ?? '');
   gw.escalations.add({ server: p.server, lane: p.lane, request, at: Number(p.at ?? Date.now()), host });

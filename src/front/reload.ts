@@ -1,3 +1,4 @@
+import { LINK } from '../link/protocol.js';
 import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
 import { loadPolicy } from '../policy/load.js';
 import { formatProblem } from '../policy/problem.js';
@@ -59,7 +60,7 @@ export const reloadGateway = async (gw: Gateway): Promise<ReloadResult> => {
     try {
       (changes.hosts as Record<string, unknown>)[key] = await gw.hosts.request(
         key,
-        'lanegate/configure',
+        LINK.configure,
         { config: cfg as unknown as Record<string, unknown> },
         30_000,
       );

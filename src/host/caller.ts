@@ -1,5 +1,5 @@
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
-import { CALLER_META } from './config.js';
+import { CALLER_META } from '../link/config.js';
 import type { Era } from '../upstream/conn.js';
 
 type Params = Record<string, unknown>;

@@ -1,3 +1,4 @@
+import { LINK, type ListChanged, META } from '../link/protocol.js';
 import type { Logger } from 'pino';
 import { escapeUntrusted } from '../log/escape.js';
 import { prefixUri } from '../naming/prefix.js';
@@ -17,7 +18,7 @@ export interface ChildFrameDeps {
   resources: ResourceRelay;
   log: Logger;
   /** A child's list changed: its surface is re-vetted before the front is told. */
-  onListChanged: (server: string, scope: ChildScope, method: string) => void;
+  onListChanged: (server: string, scope: ChildScope, method: ListChanged) => void;
   /** The server retreated to dedicated children (after its shared ones stopped). */
   onRetreated: (server: string) => void;
 }
@@ -37,9 +38,9 @@ export class ChildFrames {
     if (route.kind === 'to_call' && owner) {
       // Exactly the lane (and call) it belongs to, with the token that lane chose.
       const params = { ...n.params, progressToken: owner.token };
-      this.d.out.notify('lanegate/notify', { lane: owner.lane, token: owner.token, method: n.method, params });
+      this.d.out.notify(LINK.notify, { lane: owner.lane, token: owner.token, method: n.method, params });
     } else if (route.kind === 'to_lane') {
-      this.d.out.notify('lanegate/notify', { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
+      this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
     } else if (route.kind === 'hazard' && slot) {
       this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
     } else if (route.kind === 'resource_updated' && slot) {
@@ -49,11 +50,11 @@ export class ChildFrames {
         if (scope.lanes === 'all' || scope.lanes.includes(h.lane)) byLane.set(h.lane, [...(byLane.get(h.lane) ?? []), h.holder]);
       }
       const params = { ...(n.params ?? {}), uri: prefixUri(slot.config.prefix, uri) };
-      for (const [lane, holders] of byLane) this.d.out.notify('lanegate/lane-event', { lane, holders, method: n.method, params });
+      for (const [lane, holders] of byLane) this.d.out.notify(LINK.laneEvent, { lane, holders, method: n.method, params });
     } else if (route.kind === 'acknowledged') {
       this.d.resources.acknowledged(server, scope.key, n.params);
     } else if (route.kind === 'list_changed') {
-      this.d.onListChanged(server, scope, n.method);
+      this.d.onListChanged(server, scope, n.method as ListChanged);
     }
   }
 
@@ -62,7 +63,7 @@ export class ChildFrames {
     if (route.kind === 'answer') return {};
     if (route.kind === 'relay') {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
-      return this.d.out.request('lanegate/client-request', { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+      return this.d.out.request(LINK.clientRequest, { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
     }
     const slot = this.d.slot(server);
     if (route.kind === 'hazard' && slot) {
@@ -80,10 +81,10 @@ export class ChildFrames {
       { event: 'hazard_observed', server, code, detail: escapeUntrusted(detail) },
       `hazard on shared "${server}": ${code}; retreating to dedicated`,
     );
-    this.d.out.notify('lanegate/hazard', { server, code });
+    this.d.out.notify(LINK.hazard, { server, code });
     void slot.retreat().then(() => {
       this.d.onRetreated(server);
-      this.d.out.notify('notifications/tools/list_changed', { _meta: { 'lanegate/server': server, 'lanegate/lanes': 'all' } });
+      this.d.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: server, [META.lanes]: 'all' } });
     });
   }
 }

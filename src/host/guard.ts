@@ -1,3 +1,4 @@
+import type { GuardReport } from '../link/reports.js';
 import type { Logger } from 'pino';
 import { diffSurfaces, itemHash, surfaceHash } from '../guard/hash.js';
 import { formatRefusal, type Refusal, semanticRemedy } from '../guard/refusal.js';
@@ -9,19 +10,6 @@ interface ServerGuardState {
   status: 'admitted' | 'refused';
   pinned?: string;
   surface: Surface;
-  refusal?: Refusal;
-}
-
-export interface GuardReport {
-  server: string;
-  status: 'admitted' | 'refused';
-  surfaceHash: string;
-  pinnedHash?: string;
-  surface: Surface;
-  findings: Finding[];
-  trusted: Finding[];
-  itemHashes: Record<string, string>;
-  drift?: { from: string; to: string; changes: ReturnType<typeof diffSurfaces> };
   refusal?: Refusal;
 }
 

@@ -1,3 +1,6 @@
+import { absenceOfError } from '../link/absence.js';
+import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
+export type { HostOut } from '../link/protocol.js';
 import type { Logger } from 'pino';
 import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';
@@ -5,7 +8,7 @@ import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
-import type { HostConfig } from './config.js';
+import type { HostConfig } from '../link/config.js';
 import { HostGuard } from './guard.js';
 import { measureServer } from './measure.js';
 import { checkInventory } from './inventory.js';
@@ -17,17 +20,12 @@ import { readCaller } from './caller.js';
 import { ChildFrames } from './child-frames.js';
 import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
-import { isListMethod, LIST_FIELDS, type ListMethod, prefixItems } from './surface.js';
+import { isListMethod, LIST_FIELDS, type ListMethod } from '../link/lists.js';
+import { prefixItems } from './surface.js';
 import { inScope } from '../shareability/scope.js';
 import { escalateLane, listedIn, processesOf } from './lane-moves.js';
 
 type Params = Record<string, unknown>;
-
-export interface HostOut {
-  notify: (method: string, params: Params) => void;
-  /** Asks the front (for a lane's client) and waits for the answer. */
-  request: (method: string, params: Params, timeoutMs: number) => Promise<Params>;
-}
 
 /**
  * A host: one trust domain's upstreams (or one lane's, for a per-lane domain) composed into one
@@ -60,7 +58,7 @@ export class Host {
         Object.entries(this.cfg.lanes)
           .filter(([, servers]) => servers.includes(server))
           .map(([lane]) => lane),
-      (r) => this.out.notify('lanegate/guard', { ...r }),
+      (r) => this.out.notify(LINK.guard, { ...r }),
       log,
     );
     this.frames = new ChildFrames({
@@ -94,7 +92,7 @@ export class Host {
             { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
             `upstream ${e.kind}`,
           );
-          this.out.notify('lanegate/upstream', { ...e });
+          this.out.notify(LINK.upstream, { ...e });
         },
       },
       new Set(scope),
@@ -149,11 +147,11 @@ export class Host {
       };
     }
     if (req.method === 'ping') return {};
-    if (req.method === 'lanegate/processes') {
+    if (req.method === LINK.processes) {
       return { processes: processesOf(this.slots.values()) };
     }
-    if (req.method === 'lanegate/configure') return this.reconfigure(params.config as unknown as HostConfig);
-    if (req.method === 'lanegate/measure') {
+    if (req.method === LINK.configure) return this.reconfigure(params.config as unknown as HostConfig);
+    if (req.method === LINK.measure) {
       const server = String(params.server ?? '');
       const slot = this.cfg.lane === undefined ? this.slots.get(server) : undefined;
       return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) => this.guard.vet(server, surface));
@@ -175,7 +173,7 @@ export class Host {
   private async list(method: ListMethod, lane: string, era: Era): Promise<Params> {
     this.refreshTrust();
     const field = LIST_FIELDS[method];
-    const absent: { server: string; reason: string }[] = [];
+    const absent: Absence[] = [];
     const lists = await Promise.all(
       this.slotsOfLane(lane).map(async (slot) => {
         const name = slot.config.name;
@@ -183,7 +181,7 @@ export class Host {
           const surface = await this.vettedSurface(slot, lane, era);
           const why = this.unavailable(name);
           if (why) {
-            absent.push({ server: name, reason: why });
+            absent.push({ server: name, ...why });
             return [];
           }
           const items = (surface[field] as Params[] | undefined) ?? [];
@@ -195,30 +193,38 @@ export class Host {
               { event: 'upstream_refused', server: name, layer: 'structural', detail: escapeUntrusted(r.detail) },
               `REFUSED upstream "${name}": ${escapeUntrusted(r.detail)}`,
             );
-            absent.push({ server: name, reason });
+            absent.push({ server: name, code: 'collision', reason });
             return [];
           }
           return r.items;
         } catch (e) {
-          absent.push({ server: name, reason: e instanceof LanegateError ? e.detail : e instanceof Error ? e.message : 'unavailable' });
+          absent.push({ server: name, ...absenceOfError(e) });
           return [];
         }
       }),
     );
-    return { [field]: lists.flat(), _meta: { 'lanegate/absent': absent } };
+    return { [field]: lists.flat(), _meta: { [META.absent]: absent } };
   }
 
-  /** Why an upstream is withheld right now (guard or name collision), with the remedy. */
-  private unavailable(server: string): string | undefined {
+  /** Why an upstream is withheld right now (guard, name collision or drift), with the remedy. */
+  private unavailable(server: string): Omit<Absence, 'server'> | undefined {
     const g = this.guard.refusal(server);
-    if (g) return `refused by the guard (layer ${g.layer}, ${g.tool}: ${g.finding}); see: ${g.remedy.join('; ')}`;
-    return this.refused.get(server) ?? this.withheld.get(server);
+    if (g)
+      return {
+        code: 'refused',
+        item: g.tool,
+        reason: `refused by the guard (layer ${g.layer}, ${g.tool}: ${g.finding}); see: ${g.remedy.join('; ')}`,
+      };
+    const collision = this.refused.get(server);
+    if (collision) return { code: 'collision', reason: collision };
+    const drift = this.withheld.get(server);
+    return drift ? { code: 'drift', reason: drift } : undefined;
   }
 
   private refreshTrust(): void {
     const changed = this.guard.refreshTrust();
     for (const server of changed) {
-      this.out.notify('notifications/tools/list_changed', { _meta: { 'lanegate/server': server, 'lanegate/lanes': 'all' } });
+      this.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: server, [META.lanes]: 'all' } });
     }
   }
 
@@ -227,7 +233,7 @@ export class Host {
     return slot.conn(lane, era).then((conn) =>
       slot.surface(lane, era, async () => {
         const s = await fetchSurface(conn, slot.config.callTimeoutMs);
-        checkInventory(slot.config, conn, s, { log: this.log, notify: (m, p) => this.out.notify(m, p), withheld: this.withheld });
+        checkInventory(slot.config, conn, s, { log: this.log, notify: this.out.notify.bind(this.out), withheld: this.withheld });
         // A refusal is logged by the guard as one structured event (guard_refused).
         this.guard.vet(slot.config.name, s);
         return s;
@@ -253,7 +259,7 @@ export class Host {
         const surface = await this.vettedSurface(slot, lane, era).catch(() => undefined);
         if (surface && !listedIn(surface, method, params))
           throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
-        await escalateLane(slot, lane, v.request, { resources: this.resources, log: this.log, notify: (m, p) => this.out.notify(m, p) });
+        await escalateLane(slot, lane, v.request, { resources: this.resources, log: this.log, notify: this.out.notify.bind(this.out) });
       }
     }
     let conn: UpstreamConn;
@@ -265,7 +271,12 @@ export class Host {
       throw new RpcFailure({ code: ERR.unavailable, message: e instanceof LanegateError ? e.detail : 'upstream unavailable' });
     }
     const why = this.unavailable(slot.config.name);
-    if (why) throw new RpcFailure({ code: ERR.unavailable, message: `upstream "${slot.config.name}" ${why}` });
+    if (why)
+      throw new RpcFailure({
+        code: ERR.unavailable,
+        message: `upstream "${slot.config.name}" ${why.reason}`,
+        data: { [META.absent]: why.code },
+      });
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';
@@ -288,12 +299,12 @@ export class Host {
   }
 
   /** A child's list changed: re-scan at once, so a changed surface is vetted before any lane lists it. */
-  private listChanged(server: string, scope: ChildScope, method: string): void {
+  private listChanged(server: string, scope: ChildScope, method: ListChanged): void {
     this.refused.delete(server);
     const slot = this.slots.get(server);
     const lanes = scope.lanes;
     const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
-    const tell = (): void => this.out.notify(method, { _meta: { 'lanegate/server': server, 'lanegate/lanes': lanes } });
+    const tell = (): void => this.out.notify(method, { _meta: { [META.server]: server, [META.lanes]: lanes } });
     if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
     else tell();
   }

@@ -1,3 +1,4 @@
+import { type HostOut, LINK } from '../link/protocol.js';
 import type { Logger } from 'pino';
 import type { Surface } from '../guard/scanner.js';
 import type { ServerConfig } from '../policy/model.js';
@@ -49,7 +50,7 @@ export const checkInventory = (
   cfg: ServerConfig,
   conn: UpstreamConn,
   surface: Surface,
-  deps: { log: Logger; notify: (method: string, params: Record<string, unknown>) => void; withheld: Map<string, string> },
+  deps: { log: Logger; notify: HostOut['notify']; withheld: Map<string, string> },
 ): void => {
   const version = typeof conn.init.serverInfo.version === 'string' ? conn.init.serverInfo.version : undefined;
   const drift = compareInventory(
@@ -60,12 +61,12 @@ export const checkInventory = (
   if (!drift) {
     deps.withheld.delete(cfg.name);
     // A match (e.g. after the operator accepted a new inventory) clears what was reported.
-    if (cfg.expect) deps.notify('lanegate/inventory', { server: cfg.name, cleared: true });
+    if (cfg.expect) deps.notify(LINK.inventory, { server: cfg.name, cleared: true });
     return;
   }
   const line = describeDrift(cfg.name, drift);
   deps.log.warn({ event: 'inventory_drift', server: cfg.name, drift, onDrift: cfg.onDrift }, line);
-  deps.notify('lanegate/inventory', { server: cfg.name, drift: { ...drift }, line, withheld: cfg.onDrift === 'withhold' });
+  deps.notify(LINK.inventory, { server: cfg.name, drift: { ...drift }, line, withheld: cfg.onDrift === 'withhold' });
   if (cfg.onDrift === 'withhold')
     deps.withheld.set(cfg.name, `withheld: ${line}; accept the new inventory by updating servers.${cfg.name}.expect in the policy`);
 };

@@ -1,3 +1,4 @@
+import { type HostOut, LINK } from '../link/protocol.js';
 import type { Logger } from 'pino';
 import { escapeUntrusted } from '../log/escape.js';
 import type { Era } from '../upstream/conn.js';
@@ -15,7 +16,7 @@ export const escalateLane = async (
   slot: ServerSlot,
   lane: string,
   request: string,
-  deps: { resources: ResourceRelay; log: Logger; notify: (method: string, params: Record<string, unknown>) => void },
+  deps: { resources: ResourceRelay; log: Logger; notify: HostOut['notify'] },
 ): Promise<void> => {
   const server = slot.config.name;
   if (!slot.escalate(lane)) return;
@@ -23,7 +24,7 @@ export const escalateLane = async (
     { event: 'lane_escalated', server, lane, request: escapeUntrusted(request, 200) },
     `lane "${lane}" now runs "${server}" dedicated: it called ${escapeUntrusted(request, 200)}, which the demonstration did not cover`,
   );
-  deps.notify('lanegate/escalated', { server, lane, request, at: Date.now() });
+  deps.notify(LINK.escalated, { server, lane, request, at: Date.now() });
   const moved = await deps.resources.escalate(server, lane, (era: Era) => slot.sharedConn(era));
   for (const c of moved) void slot.conn(c.lane, c.era).catch(() => undefined);
 };

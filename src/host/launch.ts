@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ServerConfig } from '../policy/model.js';
 import type { StdioLaunch } from '../upstream/stdio-child.js';
-import { ENV_ALLOWLIST } from './config.js';
+import { ENV_ALLOWLIST } from '../link/config.js';
 
 const expandLane = (s: string, lane: string | undefined): string => (lane ? s.replaceAll('{lane}', lane) : s);
 

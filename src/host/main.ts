@@ -1,3 +1,4 @@
+import type { HostOut } from '../link/protocol.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
@@ -6,7 +7,7 @@ import { LinePeer } from '../rpc/peer.js';
 import { launchStdio } from '../upstream/stdio-child.js';
 import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import { connectHttp } from '../upstream/http-client.js';
-import { HOST_CONFIG_ENV, type HostConfig } from './config.js';
+import { HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { Host } from './host.js';
 import { stdioLaunchFor } from './launch.js';
 
@@ -49,10 +50,10 @@ export const runHost = async (): Promise<void> => {
           )
         : connectHttp(server, lane, secrets, ev),
     {
-      notify: (method, params) => peer?.notify(method, params),
+      notify: (method: string, params: Record<string, unknown>) => peer?.notify(method, params),
       request: (method, params, timeoutMs) =>
         peer ? peer.request(method, params, timeoutMs) : Promise.reject(new Error('no link to the front')),
-    },
+    } as HostOut,
     log,
     (server, tag, clientInfo) => {
       const l = stdioLaunchFor(server, undefined, ambient, secrets, cfg.stateDir);

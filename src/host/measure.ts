@@ -1,3 +1,4 @@
+import type { PreflightOutcome } from '../link/reports.js';
 import { randomBytes } from 'node:crypto';
 import type { ProbeStepConfig } from '../policy/model.js';
 import type { DemonstrationResult } from '../records/verdicts.js';
@@ -6,7 +7,7 @@ import { declaresCallerIdentity, degradationsOf, divergentFacets, facetsOf } fro
 import type { Surface } from '../guard/scanner.js';
 import type { UpstreamConn } from '../upstream/conn.js';
 import { fetchSurface } from './surface-fetch.js';
-import { CALLER_IDENTITY_EXT, CALLER_META } from './config.js';
+import { CALLER_IDENTITY_EXT, CALLER_META } from '../link/config.js';
 import type { ServerConfig } from '../policy/model.js';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 
@@ -16,16 +17,6 @@ const listTools = async (c: UpstreamConn, timeoutMs: number): Promise<Record<str
   c.init.capabilities.tools === undefined
     ? []
     : (((await c.request('tools/list', undefined, timeoutMs)).tools as Record<string, unknown>[] | undefined) ?? []);
-
-export interface PreflightOutcome {
-  ran: boolean;
-  callerSensitive: boolean;
-  divergent: string[];
-  declaresCallerIdentity: boolean;
-  degradations: string[];
-  reportedVersion?: string;
-  error?: string;
-}
 
 /**
  * Pre-flight (seed 000): two spawns with two caller identities, their replayed handshakes

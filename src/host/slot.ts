@@ -3,7 +3,7 @@ import type { ServerConfig } from '../policy/model.js';
 import type { Placement } from '../shareability/placement.js';
 import type { Surface } from '../guard/scanner.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
-import { backoffDelay, STABLE_AFTER_MS } from './backoff.js';
+import { backoffDelay, STABLE_AFTER_MS } from '../supervision/restart.js';
 import type { ChildScope, Instance, SlotHooks } from './slot-types.js';
 
 export type { ChildScope, SlotHooks } from './slot-types.js';

@@ -1,6 +1,6 @@
 import type { Surface } from '../guard/scanner.js';
 import type { UpstreamConn } from '../upstream/conn.js';
-import type { ListMethod } from './surface.js';
+import type { ListMethod } from '../link/lists.js';
 
 type Params = Record<string, unknown>;
 const MAX_PAGES = 100;

@@ -1,5 +1,5 @@
 import type { UpstreamConn } from '../upstream/conn.js';
-import { CALLER_IDENTITY_EXT, CALLER_META } from './config.js';
+import { CALLER_IDENTITY_EXT, CALLER_META } from '../link/config.js';
 
 type Params = Record<string, unknown>;
 

@@ -1,3 +1,4 @@
+import { META } from './protocol.js';
 import type { ServerConfig } from '../policy/model.js';
 import type { Surface } from '../guard/scanner.js';
 import type { Placement } from '../shareability/placement.js';
@@ -24,8 +25,8 @@ export interface HostConfig {
 }
 
 export const HOST_CONFIG_ENV = 'LANEGATE_HOST_CONFIG';
-export const CALLER_META = 'lanegate/caller';
-export const CALLER_IDENTITY_EXT = 'lanegate/caller-identity';
+export const CALLER_META = META.caller;
+export const CALLER_IDENTITY_EXT = META.callerIdentity;
 
 /** The environment an upstream may inherit; everything else comes from the policy. */
 export const ENV_ALLOWLIST = ['PATH', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TZ', 'TMPDIR', 'SYSTEMROOT'];

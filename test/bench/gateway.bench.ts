@@ -1,5 +1,10 @@
 /**
  * npm run bench: tools/call latency and throughput, direct vs through lanegate, in one run.
+ * First the floor: the same SDK v1 client (Streamable HTTP) and the same upstream
+ * (server-everything's echo) through the cheapest one-hop bridge (floor-bridge.mjs) and through
+ * lanegate, legacy era; then a lean HTTP client in the 2026-07-28 era through both. Ratios
+ * lanegate/floor are the figures to read (absolute times drift between runs on shared machines).
+ * Then the older paths:
  *   (a)  SDK v2 client → stdio upstream (the fixture server's echo)
  *   (a') lean JSON-RPC over the same child's pipes (the floor)
  *   (b)  lean HTTP client → lanegate front → host → the same upstream (modern era, JSON)
@@ -14,6 +19,10 @@ import path from 'node:path';
 import { FIXTURE, policyHead, ROOT, startGateway } from '../helpers/gateway.js';
 import { execa } from 'execa';
 import { LinePeer } from '../../src/rpc/peer.js';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { EVERYTHING } from '../helpers/gateway.js';
+import { fileURLToPath } from 'node:url';
 
 // Three processes must be JIT-warm before we measure steady state (the first ~2k calls run several times slower).
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
@@ -77,8 +86,82 @@ const httpPost = (url: URL, body: string, headers: Record<string, string>): Prom
     req.end(body);
   });
 
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'b', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** The same client and upstream through one URL: SDK v1 legacy session, then lean modern POSTs. */
+const pathsThrough = async (label: string, url: URL, headers: Record<string, string>, tool: string): Promise<[string, Stats, Stats][]> => {
+  const client = new V1Client({ name: 'bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  const v1: Call = async () => {
+    await client.callTool({ name: tool, arguments: { message: 'hi' } });
+  };
+  const out: [string, Stats, Stats][] = [[`${label} SDK v1 (legacy)`, await run(v1, N1, 1), await run(v1, N16, 16)]];
+  await client.close();
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: tool, arguments: { message: 'hi' }, _meta: MODERN_META },
+  });
+  const h = { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': tool };
+  const modern: Call = async () => {
+    const r = await httpPost(url, body, h);
+    if (!r.includes('hi')) throw new Error(`unexpected ${r}`);
+  };
+  out.push([`${label} lean (2026-07-28)`, await run(modern, N1, 1), await run(modern, N16, 16)]);
+  return out;
+};
+
+const floorRows = async (): Promise<[string, Stats, Stats][]> => {
+  const bridge = execa(
+    process.execPath,
+    [fileURLToPath(new URL('floor-bridge.mjs', import.meta.url)), '0', '--', process.execPath, EVERYTHING, 'stdio'],
+    {
+      stdout: 'pipe',
+      buffer: false,
+      reject: false,
+    },
+  );
+  const port = await new Promise<number>((resolve) =>
+    bridge.stdout?.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(String(d));
+      if (m) resolve(Number(m[1]));
+    }),
+  );
+  const rows: [string, Stats, Stats][] = [];
+  try {
+    // The modern path needs the child initialised: the SDK v1 path runs first and does it.
+    rows.push(...(await pathsThrough('floor bridge', new URL(`http://127.0.0.1:${port}/mcp`), {}, 'echo')));
+  } finally {
+    bridge.kill('SIGTERM');
+  }
+  const gw = await startGateway(
+    `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  every: { prefix: every, domain: public, stdio: { command: node, args: ["${EVERYTHING}", "stdio"] } }
+lanes:
+  bench: { servers: [every] }
+`,
+    { env: { LANEGATE_LOG_LEVEL: 'warn' } },
+  );
+  try {
+    const token = await gw.token('bench');
+    rows.push(...(await pathsThrough('lanegate    ', new URL(gw.url), { authorization: `Bearer ${token}` }, 'every_echo')));
+  } finally {
+    await gw.stop();
+  }
+  return rows;
+};
+
 const main = async (): Promise<void> => {
   const rows: [string, Stats, Stats][] = [];
+  const floor = await floorRows();
+  rows.push(...floor);
 
   // (a) SDK client straight to stdio.
   const sdk = new Client({ name: 'bench', version: '1' });
@@ -198,6 +281,14 @@ lanes:
     console.log(
       `${label.padEnd(44)}  ${f(s1.p50).padStart(7)}   ${f(s1.p99).padStart(7)}  ${s1.rps.toFixed(0).padStart(7)}   ${f(s16.p50).padStart(7)}   ${f(s16.p99).padStart(7)}  ${s16.rps.toFixed(0).padStart(7)}`,
     );
+  }
+  for (const era of ['SDK v1 (legacy)', 'lean (2026-07-28)']) {
+    const F = floor.find((r) => r[0].startsWith('floor') && r[0].endsWith(era));
+    const L = floor.find((r) => r[0].startsWith('lanegate') && r[0].endsWith(era));
+    if (F && L)
+      console.log(
+        `lanegate/floor, ${era.padEnd(18)}: p50 at c=1 ${(L[1].p50 / F[1].p50).toFixed(2)}x (goal <= 1.25x; +${f(L[1].p50 - F[1].p50)} ms); throughput at c=16 ${(L[2].rps / F[2].rps).toFixed(2)}x (goal >= 1.0x)`,
+      );
   }
   const byLabel = new Map(rows.map((r) => [r[0].slice(0, 4), r]));
   const A = byLabel.get('(a) ');

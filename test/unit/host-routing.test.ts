@@ -6,7 +6,7 @@ import type { ChildScope } from '../../src/host/slot.js';
 import { upstreamParams } from '../../src/host/upstream-params.js';
 import { ResourceSubs } from '../../src/host/resource-subs.js';
 import { readCaller } from '../../src/host/caller.js';
-import { CALLER_IDENTITY_EXT, CALLER_META } from '../../src/host/config.js';
+import { CALLER_IDENTITY_EXT, CALLER_META } from '../../src/link/config.js';
 
 const dedicated: ChildScope = { lanes: ['a'], sole: 'a', contested: false, era: 'legacy', key: 'a|legacy' };
 const sharedOne: ChildScope = { lanes: 'all', sole: 'a', contested: false, era: 'legacy', key: '*|legacy' };

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { admitLane } from '../../src/auth/admission.js';
 import { parseDuration } from '../../src/auth/duration.js';
-import { backoffDelay, BACKOFF_CAP_MS } from '../../src/host/backoff.js';
+import { backoffDelay, BACKOFF_CAP_MS } from '../../src/supervision/restart.js';
 import { decidePlacement, NO_EVIDENCE } from '../../src/shareability/placement.js';
 
 describe('placement (today: no evidence, so never shared)', () => {

@@ -1,18 +1,26 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { retryAdvice } from '../../src/front/dispatch.js';
+import { absenceOfError, remedyForAbsence } from '../../src/link/absence.js';
+import { LanegateError } from '../../src/errors.js';
 
 describe('every error a lane sees says whether retrying can help', () => {
-  it('a refusal or a withheld inventory lasts until an operator acts', () => {
-    for (const reason of [
-      'upstream "bad" refused by the guard (layer semantic, echo: markup aimed at the model); see: lanegate inspect bad',
-      'upstream "pinned" withheld: inventory drift (version 1.0.0 expected, 2.0.0 seen); accept the new inventory by updating servers.pinned.expect',
-      'upstream "dup" refused: listed twice under prefix dup',
-    ])
-      assert.match(retryAdvice(reason), /retrying will not help/, reason);
+  it('a refusal, a name collision or a withheld inventory lasts until an operator acts', () => {
+    for (const code of ['refused', 'collision', 'drift'] as const) assert.match(retryAdvice(code), /retrying will not help/, code);
   });
-  it('a crash or a restart passes by itself', () => {
-    for (const reason of ['upstream "fix" crashed (exit 3); restarting in 1.2s (crash 1)', 'upstream "fix" failed to start: spawn error'])
-      assert.match(retryAdvice(reason), /retry in a few seconds/, reason);
+  it('a crash, a failed start or an unknown cause passes by itself', () => {
+    for (const code of ['crashed', 'start_failed', 'unavailable', undefined] as const)
+      assert.match(retryAdvice(code), /retry in a few seconds/, String(code));
+  });
+  it('the host turns errors into codes, and the front turns codes into remedies', () => {
+    assert.equal(
+      absenceOfError(new LanegateError('upstream_unavailable', 'upstream "x" failed to start: spawn error')).code,
+      'start_failed',
+    );
+    assert.equal(absenceOfError(new LanegateError('upstream_refused', 'command /bin/x no longer exists')).code, 'start_failed');
+    assert.equal(absenceOfError(new Error('upstream "x" crashed (exit 3)')).code, 'crashed');
+    assert.equal(absenceOfError('weird').code, 'unavailable');
+    assert.match(remedyForAbsence('bad', { code: 'refused', item: 'echo' }), /lanegate inspect bad --tool echo/);
+    assert.match(remedyForAbsence('dup', { code: 'collision' }), /servers\.dup\.prefix/);
   });
 });

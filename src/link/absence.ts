@@ -1,0 +1,38 @@
+import { LanegateError } from '../errors.js';
+import type { Absence, AbsenceCode } from './protocol.js';
+
+/** The absence an error stands for: its code, and its words for people. Pure. */
+export const absenceOfError = (e: unknown): Omit<Absence, 'server'> => {
+  const reason = e instanceof LanegateError ? e.detail : e instanceof Error ? e.message : 'unavailable';
+  const code: AbsenceCode =
+    e instanceof LanegateError && e.code === 'upstream_refused'
+      ? 'start_failed'
+      : /failed to start|initialize failed|no longer exists/.test(reason)
+        ? 'start_failed'
+        : /crash|restarting|stopped|ended|exited/.test(reason)
+          ? 'crashed'
+          : 'unavailable';
+  return { code, reason };
+};
+
+/** Whether an absence lasts until an operator acts (retrying cannot help). */
+export const lastsUntilOperatorActs = (code: AbsenceCode): boolean => code === 'refused' || code === 'collision' || code === 'drift';
+
+/** The remedy an operator runs for an absence. Pure. */
+export const remedyForAbsence = (server: string, a: Pick<Absence, 'code' | 'item'>): string => {
+  const tool = a.item ? ` --tool ${a.item}` : '';
+  switch (a.code) {
+    case 'refused':
+      return `lanegate inspect ${server}${tool}; after review: lanegate trust ${server}${tool} --reviewed-by <you>`;
+    case 'crashed':
+      return `restarts automatically with backoff; if it keeps crashing, read the gateway log (event upstream_crashed) and fix servers.${server}`;
+    case 'start_failed':
+      return `check servers.${server} (lanegate check --policy <policy>) and the gateway log (event upstream_start_failed)`;
+    case 'collision':
+      return `the upstream lists names that would collide; fix the server or change servers.${server}.prefix`;
+    case 'drift':
+      return `lanegate review; accept the new inventory by editing servers.${server}.expect`;
+    default:
+      return 'lanegate review, and the gateway log';
+  }
+};

@@ -1,0 +1,99 @@
+/**
+ * The front⇄host contract: every method name and `_meta` key that crosses the link, and the
+ * shape of each message. Front and host import this module and never each other.
+ */
+import type { GuardReport } from './reports.js';
+
+export type Params = Record<string, unknown>;
+
+/** Method names on the link. */
+export const LINK = {
+  /** front → host requests */
+  configure: 'lanegate/configure',
+  measure: 'lanegate/measure',
+  processes: 'lanegate/processes',
+  /** host → front request: an upstream asks a lane's client (sampling, elicitation, roots). */
+  clientRequest: 'lanegate/client-request',
+  /** host → front notifications */
+  guard: 'lanegate/guard',
+  notify: 'lanegate/notify',
+  laneEvent: 'lanegate/lane-event',
+  escalated: 'lanegate/escalated',
+  hazard: 'lanegate/hazard',
+  inventory: 'lanegate/inventory',
+  upstream: 'lanegate/upstream',
+} as const;
+
+/** `_meta` keys on the link. */
+export const META = {
+  /** On a forwarded request: the calling lane, era and holder. */
+  caller: 'lanegate/caller',
+  /** The experimental capability an upstream declares when it reads the caller's identity. */
+  callerIdentity: 'lanegate/caller-identity',
+  /** On a list_changed from a host: which server changed, for which lanes. */
+  server: 'lanegate/server',
+  lanes: 'lanegate/lanes',
+  /** On a list answer: the servers that could not be listed, and why. */
+  absent: 'lanegate/absent',
+} as const;
+
+/** Why a server is missing from a lane's listing: a code the front turns into a remedy. */
+export type AbsenceCode = 'refused' | 'crashed' | 'start_failed' | 'collision' | 'drift' | 'unavailable';
+
+export interface Absence {
+  server: string;
+  code: AbsenceCode;
+  /** For people: the host's words, escaped before display. */
+  reason: string;
+  /** For `refused`: the item the guard refused. */
+  item?: string;
+}
+
+export interface UpstreamEvent {
+  server: string;
+  lane?: string;
+  kind: 'started' | 'start_failed' | 'stopped' | 'crashed';
+  pid?: number;
+  version?: string;
+  detail?: string;
+}
+
+/** Host → front notifications and their params. */
+export interface HostNotes {
+  [LINK.guard]: GuardReport;
+  [LINK.notify]: { lane: string; token?: string | number; method: string; params: Params };
+  [LINK.laneEvent]: { lane: string; holders: string[]; method: string; params: Params };
+  [LINK.escalated]: { server: string; lane: string; request: string; at: number };
+  [LINK.hazard]: { server: string; code: string };
+  [LINK.inventory]: { server: string; cleared?: boolean; drift?: Params; line?: string; withheld?: boolean };
+  [LINK.upstream]: UpstreamEvent;
+}
+
+export type ListChanged =
+  | 'notifications/tools/list_changed'
+  | 'notifications/prompts/list_changed'
+  | 'notifications/resources/list_changed';
+
+/** What a host sends the front. */
+export interface HostOut {
+  notify<M extends keyof HostNotes>(method: M, params: HostNotes[M]): void;
+  notify(method: ListChanged, params: { _meta: { [META.server]: string; [META.lanes]: string[] | 'all' } }): void;
+  /** Asks the front (for a lane's client) and waits for the answer. */
+  request: (
+    method: typeof LINK.clientRequest,
+    params: { lane: string; method: string; params: Params },
+    timeoutMs: number,
+  ) => Promise<Params>;
+}
+
+/** The front's handlers, one per host notification, each given the host's key and typed params. */
+export type HostNoteHandlers = { [M in keyof HostNotes]: (host: string, params: HostNotes[M]) => void };
+
+const isNote = (m: string): m is keyof HostNotes => Object.values(LINK).includes(m as never) && m !== LINK.configure;
+
+/** Routes one host notification to its handler; false when it is not a link notification. */
+export const dispatchHostNote = (host: string, method: string, params: Params | undefined, handlers: HostNoteHandlers): boolean => {
+  if (!isNote(method) || !(method in handlers)) return false;
+  (handlers[method] as (h: string, p: Params) => void)(host, params ?? {});
+  return true;
+};
