@@ -259,16 +259,6 @@ program
     if (policy) done((await import('./guard.js')).runTrust(policy, server, o.tool, o.reviewedBy, o.note));
   });
 
-// A host process, started by the gateway (never by hand): it reads its configuration from the environment.
-program
-  .command('host', { hidden: true })
-  .option('--for <key>')
-  .action(async () => {
-    const { runHost } = await import('../host/main.js');
-    await runHost();
-    await new Promise<never>(() => undefined);
-  });
-
 const run = async (argv: string[]): Promise<number> => {
   if (argv.length === 0) {
     program.outputHelp();

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { spawn } from 'node:child_process';
 import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
 import { Gateway } from '../front/gateway.js';
 import { ensureOperatorToken } from '../front/operator.js';
@@ -16,10 +16,12 @@ export interface ServeArgs {
 }
 
 /** Runs a CLI step in its own process (keys, secrets and tokens never enter the front). */
-const step = async (args: string[]): Promise<number> => {
-  const r = await execa(process.execPath, [CLI, ...args], { stdout: 'inherit', stderr: 'inherit', reject: false });
-  return r.exitCode ?? 1;
-};
+const step = (args: string[]): Promise<number> =>
+  new Promise((resolve) => {
+    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
+    child.once('error', () => resolve(1));
+    child.once('exit', (code) => resolve(code ?? 1));
+  });
 
 export const runServe = async (a: ServeArgs): Promise<number> => {
   const initArgs = ['init', '--policy', a.policy, ...(a.demo ? ['--demo-secrets'] : [])];

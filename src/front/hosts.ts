@@ -1,18 +1,23 @@
 import { fileURLToPath } from 'node:url';
-import { execa, type ResultPromise } from 'execa';
+import { type Piped, spawnPiped, stopPiped } from '../supervision/spawn.js';
 import type { Logger } from 'pino';
 import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { backoffDelay, STABLE_AFTER_MS } from '../supervision/restart.js';
 import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
 import { LinePeer } from '../rpc/peer.js';
 
-const CLI = fileURLToPath(new URL('../cli/main.js', import.meta.url));
+/**
+ * A host is mostly idle and moves small messages: a 1 MB young generation (instead of 16) keeps its
+ * resident memory down at no measurable cost on the call path.
+ */
+const HOST_V8_FLAGS = ['--max-semi-space-size=1'];
+const HOST_ENTRY = fileURLToPath(new URL('../host/entry.js', import.meta.url));
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
-const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT'];
+const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'MALLOC_ARENA_MAX'];
 
 interface HostProc {
   cfg: HostConfig;
-  child?: ResultPromise;
+  child?: Piped;
   peer?: LinePeer;
   ready?: Promise<LinePeer>;
   crashes: number;
@@ -82,21 +87,9 @@ export class HostManager {
     const diag = process.execArgv.filter(
       (a) => a.startsWith('--heapsnapshot-signal') || a.startsWith('--diagnostic-dir') || a.startsWith('--cpu-prof'),
     );
-    const child = execa(process.execPath, [...diag, CLI, 'host', '--for', key], {
-      env,
-      extendEnv: false,
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'inherit',
-      buffer: false,
-      reject: false,
-      cleanup: true,
-    });
+    const child = spawnPiped(process.execPath, [...diag, ...HOST_V8_FLAGS, HOST_ENTRY, '--for', key], { env, stderr: 'inherit' });
     h.child = child;
-    const stdout = child.stdout;
-    const stdin = child.stdin;
-    if (!stdout || !stdin) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: 'host has no pipes' }));
-    stdin.on('error', () => undefined);
+    const { stdout, stdin } = child;
     const peer = new LinePeer(stdout, stdin, {
       onNotification: (n) => this.events.onNotification(key, n),
       onRequest: (req) => {
@@ -106,7 +99,7 @@ export class HostManager {
       onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
       endReason: `host "${key}" ended (crashed or exited) during the call`,
     });
-    void child.then((r) => {
+    void child.exited.then((r) => {
       peer.close(`host "${key}" exited`);
       if (h.peer === peer) h.peer = undefined;
       const detail = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
@@ -144,7 +137,7 @@ export class HostManager {
         h.ready = undefined;
         h.lastError = 'failed to start';
         h.retryAt = Date.now() + backoffDelay(++h.crashes);
-        child.kill('SIGKILL');
+        child.child.kill('SIGKILL');
         throw e instanceof RpcFailure ? e : new RpcFailure({ code: ERR.unavailable, message: `host "${key}" failed to start` });
       });
     return h.ready;
@@ -177,12 +170,7 @@ export class HostManager {
     const h = this.hosts.get(key);
     if (!h?.child) return;
     h.stopping = true;
-    h.child.stdin?.end();
-    const t = setTimeout(() => h.child?.kill('SIGTERM'), 7000);
-    const k = setTimeout(() => h.child?.kill('SIGKILL'), 10_000);
-    await h.child.catch(() => undefined);
-    clearTimeout(t);
-    clearTimeout(k);
+    await stopPiped(h.child, 7000, 10_000);
     this.hosts.delete(key);
   }
 

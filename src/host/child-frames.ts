@@ -1,5 +1,5 @@
 import { LINK, type ListChanged, META } from '../link/protocol.js';
-import type { Logger } from 'pino';
+import type { Log } from '../log/lite.js';
 import { escapeUntrusted } from '../log/escape.js';
 import { prefixUri } from '../naming/prefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
@@ -16,7 +16,7 @@ export interface ChildFrameDeps {
   out: HostOut;
   progress: ProgressTokens;
   resources: ResourceRelay;
-  log: Logger;
+  log: Log;
   /** A child's list changed: its surface is re-vetted before the front is told. */
   onListChanged: (server: string, scope: ChildScope, method: ListChanged) => void;
   /** The server retreated to dedicated children (after its shared ones stopped). */

@@ -1,5 +1,5 @@
 import type { GuardReport } from '../link/reports.js';
-import type { Logger } from 'pino';
+import type { Log } from '../log/lite.js';
 import { diffSurfaces, itemHash, surfaceHash } from '../guard/hash.js';
 import { formatRefusal, type Refusal, semanticRemedy } from '../guard/refusal.js';
 import { type Finding, scanSurface, type Surface } from '../guard/scanner.js';
@@ -29,7 +29,7 @@ export class HostGuard {
     pins: Record<string, { hash: string; surface: Surface }>,
     private readonly lanesOf: (server: string) => string[],
     private readonly report: (r: GuardReport) => void,
-    private readonly log: Logger,
+    private readonly log: Log,
   ) {
     for (const [server, p] of Object.entries(pins)) this.state.set(server, { status: 'admitted', pinned: p.hash, surface: p.surface });
   }

@@ -1,7 +1,7 @@
 import { absenceOfError } from '../link/absence.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 export type { HostOut } from '../link/protocol.js';
-import type { Logger } from 'pino';
+import type { Log } from '../log/lite.js';
 import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';
 import { unprefixRequest } from '../naming/unprefix.js';
@@ -48,7 +48,7 @@ export class Host {
     private cfg: HostConfig,
     private readonly connect: SlotHooks['connect'],
     private readonly out: HostOut,
-    private readonly log: Logger,
+    private readonly log: Log,
     private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
   ) {
     this.guard = new HostGuard(

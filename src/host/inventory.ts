@@ -1,5 +1,5 @@
 import { type HostOut, LINK } from '../link/protocol.js';
-import type { Logger } from 'pino';
+import type { Log } from '../log/lite.js';
 import type { Surface } from '../guard/scanner.js';
 import type { ServerConfig } from '../policy/model.js';
 import type { UpstreamConn } from '../upstream/conn.js';
@@ -50,7 +50,7 @@ export const checkInventory = (
   cfg: ServerConfig,
   conn: UpstreamConn,
   surface: Surface,
-  deps: { log: Logger; notify: HostOut['notify']; withheld: Map<string, string> },
+  deps: { log: Log; notify: HostOut['notify']; withheld: Map<string, string> },
 ): void => {
   const version = typeof conn.init.serverInfo.version === 'string' ? conn.init.serverInfo.version : undefined;
   const drift = compareInventory(

@@ -1,5 +1,5 @@
 import { type HostOut, LINK } from '../link/protocol.js';
-import type { Logger } from 'pino';
+import type { Log } from '../log/lite.js';
 import { escapeUntrusted } from '../log/escape.js';
 import type { Era } from '../upstream/conn.js';
 import type { Surface } from '../guard/scanner.js';
@@ -16,7 +16,7 @@ export const escalateLane = async (
   slot: ServerSlot,
   lane: string,
   request: string,
-  deps: { resources: ResourceRelay; log: Logger; notify: HostOut['notify'] },
+  deps: { resources: ResourceRelay; log: Log; notify: HostOut['notify'] },
 ): Promise<void> => {
   const server = slot.config.name;
   if (!slot.escalate(lane)) return;

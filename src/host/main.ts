@@ -2,7 +2,7 @@ import type { HostOut } from '../link/protocol.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
-import { createLogger } from '../log/logger.js';
+import { type Log, liteLogger } from '../log/lite.js';
 import { LinePeer } from '../rpc/peer.js';
 import { launchStdio } from '../upstream/stdio-child.js';
 import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
@@ -31,7 +31,10 @@ export const runHost = async (): Promise<void> => {
   }
   delete process.env[HOST_CONFIG_ENV];
   const cfg = JSON.parse(raw) as HostConfig;
-  const log = createLogger(`host:${cfg.key}`);
+  // JSON lines from a few-line logger; pino (and its pretty printer) only for a terminal.
+  const pretty =
+    process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
+  const log: Log = pretty ? (await import('../log/logger.js')).createLogger(`host:${cfg.key}`) : liteLogger(`host:${cfg.key}`);
   const secrets = readSecrets(cfg);
   const ambient = { ...process.env };
 

@@ -1,30 +1,14 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { PinoPretty } from 'pino-pretty';
+import { createRequire } from 'node:module';
+import { maskTokens, REDACT_PATHS } from './redact.js';
+
+export { maskTokens } from './redact.js';
 
 /**
  * pino JSON logs. Redaction is structural (paths that may hold credentials are censored
  * wherever they appear) and textual (anything shaped like a bearer token or a JWT inside a
  * message is masked), so a careless `log.info({ headers })` cannot leak a lane token.
  */
-const REDACT_PATHS = [
-  'authorization',
-  '*.authorization',
-  '*.Authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  'token',
-  '*.token',
-  'secret',
-  '*.secret',
-  'secrets',
-  '*.secrets',
-  'operatorToken',
-];
-
-const JWT_SHAPE = /eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*/g;
-const BEARER = /(Bearer\s+)[^\s"']+/gi;
-
-export const maskTokens = (s: string): string => s.replace(BEARER, '$1[REDACTED]').replace(JWT_SHAPE, '[REDACTED-JWT]');
 
 /**
  * Where logs go: stderr always (stdout is for what a command prints). JSON when stderr is not a
@@ -35,6 +19,8 @@ const destination = (): DestinationStream => {
   const pretty =
     process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
   if (!pretty) return pino.destination({ fd: 2, sync: false });
+  // Loaded only for a terminal: a host or a front logging JSON never pays for it.
+  const { PinoPretty } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return PinoPretty({ destination: 2, colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'hostname', sync: true });
 };
 

@@ -1,8 +1,8 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
-import { execa, type ResultPromise } from 'execa';
 import { LanegateError } from '../errors.js';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { LinePeer } from '../rpc/peer.js';
+import { spawnPiped, stopPiped } from '../supervision/spawn.js';
 import {
   CLIENT_CAPABILITIES,
   CLIENT_INFO,
@@ -58,22 +58,8 @@ export const launchStdio = async (
   const usePdeath = process.platform === 'linux' && existsSync(SETPRIV);
   const file = usePdeath ? SETPRIV : l.commandPath;
   const argv = usePdeath ? ['--pdeathsig', 'KILL', '--', l.commandPath, ...l.args] : l.args;
-  const child: ResultPromise = execa(file, argv, {
-    cwd: l.cwd,
-    env: l.env,
-    extendEnv: false,
-    stdin: 'pipe',
-    stdout: 'pipe',
-    stderr: 'pipe',
-    buffer: false,
-    reject: false,
-    cleanup: true,
-    windowsHide: true,
-  });
-  const stdout = child.stdout;
-  const stdin = child.stdin;
-  if (!stdout || !stdin) throw new LanegateError('upstream_unavailable', 'child has no stdio pipes');
-  stdin.on('error', () => undefined);
+  const proc = spawnPiped(file, argv, { cwd: l.cwd, env: l.env, stderr: 'pipe' });
+  const { stdout, stdin, child } = proc;
 
   let exited = false;
   const peer = new LinePeer(stdout, stdin, {
@@ -81,10 +67,10 @@ export const launchStdio = async (
     onRequest: (r) => ev.onServerRequest(r),
     endReason: 'upstream process ended (crashed or exited) during the call',
   });
-  if (child.stderr) {
-    child.stderr.setEncoding('utf8');
+  if (proc.stderr) {
+    proc.stderr.setEncoding('utf8');
     let errBuf = '';
-    child.stderr.on('data', (c: string) => {
+    proc.stderr.on('data', (c: string) => {
       errBuf += c;
       let i = errBuf.indexOf('\n');
       while (i >= 0) {
@@ -95,7 +81,7 @@ export const launchStdio = async (
       if (errBuf.length > 8192) errBuf = errBuf.slice(-8192);
     });
   }
-  void child.then((r) => {
+  void proc.exited.then((r) => {
     exited = true;
     const how = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
     peer.close(`upstream process ended (${how})`);
@@ -103,13 +89,7 @@ export const launchStdio = async (
   });
 
   const stop = async (): Promise<void> => {
-    if (exited) return;
-    stdin.end();
-    const t1 = setTimeout(() => child.kill('SIGTERM'), STOP_GRACE_MS);
-    const t2 = setTimeout(() => child.kill('SIGKILL'), KILL_AFTER_MS);
-    await child.catch(() => undefined);
-    clearTimeout(t1);
-    clearTimeout(t2);
+    if (!exited) await stopPiped(proc, STOP_GRACE_MS, KILL_AFTER_MS);
   };
 
   let init: UpstreamInit;
