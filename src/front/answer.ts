@@ -1,3 +1,4 @@
+import { paramHeadersOf } from '../link/param-headers.js';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
@@ -252,6 +253,7 @@ export const answer = async (
     signal: ac.signal,
     era: session === undefined ? 'modern' : 'legacy',
     ...(session !== undefined ? { holder: session } : {}),
+    ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(c.req.header()) } : {}),
   };
   if (session === undefined && STREAMABLE.has(req.method)) {
     return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));

@@ -30,6 +30,8 @@ export interface DispatchDeps {
   era?: Era;
   /** The lane's holder making the request (a session id or a listen stream): subscriptions are its. */
   holder?: string;
+  /** A 2026-07-28 tools/call's Mcp-Param-* headers: the host checks them against the tool's schema. */
+  paramHeaders?: Record<string, string>;
   /** A resource subscription of a holder was made (on) or released (off) upstream. */
   onSubscription?: (lane: string, holder: string, uri: string, on: boolean) => void;
   serverInfo: { name: string; version: string };
@@ -71,7 +73,13 @@ const withTrace = (params: Record<string, unknown>, trace: DispatchDeps['trace']
   return { ...params, _meta: meta };
 };
 
-const callerParams = (params: Record<string, unknown>, lane: string, era: Era, holder: string): Record<string, unknown> => {
+const callerParams = (
+  params: Record<string, unknown>,
+  lane: string,
+  era: Era,
+  holder: string,
+  headers?: Record<string, string>,
+): Record<string, unknown> => {
   const meta: Record<string, unknown> = {};
   const original = (params._meta as Record<string, unknown> | undefined) ?? {};
   // The 2026-07-28 envelope describes the lane's request to the gateway; the host builds the
@@ -81,7 +89,13 @@ const callerParams = (params: Record<string, unknown>, lane: string, era: Era, h
     if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
   }
   const caps = original['io.modelcontextprotocol/clientCapabilities'];
-  meta[CALLER_META] = { lane, era, holder, ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}) };
+  meta[CALLER_META] = {
+    lane,
+    era,
+    holder,
+    ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}),
+    ...(headers ? { headers } : {}),
+  };
   return { ...params, _meta: meta };
 };
 
@@ -183,7 +197,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     const result = await d.hostRequest(
       r.hostKey,
       req.method,
-      callerParams(withTrace(params, d.trace), lane, d.era ?? 'legacy', d.holder ?? ''),
+      callerParams(withTrace(params, d.trace), lane, d.era ?? 'legacy', d.holder ?? '', d.paramHeaders),
       timeout,
       d.signal,
     );

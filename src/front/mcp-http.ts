@@ -11,7 +11,7 @@ import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
 import { isListMethod } from '../link/lists.js';
 import { barePrefix, FRONT_CAPABILITIES } from './dispatch.js';
 import { prefixedParams } from '../naming/bare.js';
-import { checkParamHeaders, checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
+import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom } from './answer.js';
 import { listen } from './listen.js';
@@ -66,16 +66,6 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<{ lane: string;
   }
 };
 
-/** Mcp-Param-* headers are checked against the schema of the tool as this lane sees it. */
-const checkToolParamHeaders = async (c: Context, d: McpHttpDeps, lane: string, req: RpcRequest): Promise<Rejection | undefined> => {
-  const prefix = barePrefix(d.policy(), lane);
-  const params = prefix === undefined ? (req.params ?? {}) : prefixedParams(req.method, req.params ?? {}, prefix);
-  const listing = await d.catalog.list(lane, 'tools/list', 'modern', RECENT_ABSENT_MS).catch(() => undefined);
-  const tool = listing?.items.find((t) => t.name === params.name);
-  if (!tool) return undefined;
-  return checkParamHeaders(tool.inputSchema, (params.arguments ?? {}) as Record<string, unknown>, (h) => c.req.header(h));
-};
-
 /** HTTP statuses the 2026-07-28 transport gives some JSON-RPC errors (an upstream's included). */
 const modernErrorStatus = (code: number, status: number): number =>
   code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
@@ -125,10 +115,6 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
       name: c.req.header('mcp-name'),
     });
     if (headerProblem) return rpcErrorData(c, headerProblem, req.id);
-    if (req.method === 'tools/call') {
-      const paramProblem = await checkToolParamHeaders(c, d, lane, req);
-      if (paramProblem) return rpcErrorData(c, paramProblem, req.id);
-    }
     if (req.method === 'server/discover') {
       return c.json({
         jsonrpc: '2.0',

@@ -3,16 +3,12 @@
  * one we serve, the standard Mcp-Method / Mcp-Name headers must agree with the body, and methods
  * the revision removed answer 404 + -32601. Errors use the spec's codes and HTTP statuses.
  */
+import { decodeHeaderValue, mismatch, type Rejection } from '../link/param-headers.js';
+
+export { checkParamHeaders, decodeHeaderValue, HEADER_MISMATCH, type Rejection } from '../link/param-headers.js';
 export const MODERN_REVISIONS = ['2026-07-28'];
-export const HEADER_MISMATCH = -32020;
 export const UNSUPPORTED_VERSION = -32022;
 
-export interface Rejection {
-  status: number;
-  code: number;
-  message: string;
-  data?: unknown;
-}
 
 /** Methods the stateless revision removed (or never had): 404 with -32601. */
 export const REMOVED_IN_MODERN = new Set([
@@ -24,19 +20,6 @@ export const REMOVED_IN_MODERN = new Set([
   'notifications/initialized',
 ]);
 
-/** Decodes an Mcp-Name / Mcp-Param value: plain, or the `=?base64?...?=` sentinel form. */
-export const decodeHeaderValue = (raw: string): string | undefined => {
-  const v = raw.trim();
-  const m = /^=\?base64\?([^?]*)\?=$/i.exec(v);
-  if (!m) return v;
-  const b = m[1] ?? '';
-  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(b) || b.length % 4 !== 0) return undefined;
-  try {
-    return Buffer.from(b, 'base64').toString('utf8');
-  } catch {
-    return undefined;
-  }
-};
 
 const nameSource = (method: string, params: Record<string, unknown>): string | undefined => {
   if (method === 'tools/call' || method === 'prompts/get') return typeof params.name === 'string' ? params.name : undefined;
@@ -44,12 +27,6 @@ const nameSource = (method: string, params: Record<string, unknown>): string | u
   return undefined;
 };
 
-const mismatch = (header: string, detail: string): Rejection => ({
-  status: 400,
-  code: HEADER_MISMATCH,
-  message: `Bad Request: the request headers and body disagree: ${detail}`,
-  data: { mismatch: { header } },
-});
 
 export const checkRevision = (revision: string | undefined): Rejection | undefined =>
   revision === undefined || MODERN_REVISIONS.includes(revision)
@@ -77,27 +54,3 @@ export const checkStandardHeaders = (
   return undefined;
 };
 
-/** Tool parameters declared with `x-mcp-header` must be mirrored in Mcp-Param-<Name> headers. */
-export const checkParamHeaders = (
-  inputSchema: unknown,
-  args: Record<string, unknown>,
-  header: (name: string) => string | undefined,
-): Rejection | undefined => {
-  const props = ((inputSchema as { properties?: Record<string, { 'x-mcp-header'?: unknown; type?: unknown }> } | undefined)?.properties ??
-    {}) as Record<string, { 'x-mcp-header'?: unknown; type?: unknown }>;
-  for (const [prop, schema] of Object.entries(props)) {
-    const h = schema['x-mcp-header'];
-    if (typeof h !== 'string') continue;
-    const body = args[prop];
-    if (body === undefined || body === null || typeof body === 'object') continue;
-    const key = `Mcp-Param-${h}`;
-    const raw = header(key.toLowerCase());
-    if (raw === undefined) return mismatch(key, `the body carries ${prop}=${JSON.stringify(body)} but the ${key} header is absent`);
-    const decoded = decodeHeaderValue(raw);
-    if (decoded === undefined) return mismatch(key, `the ${key} header carries an invalid Base64 sentinel value`);
-    const same = typeof body === 'number' ? Number(decoded) === body : decoded === String(body);
-    if (!same)
-      return mismatch(key, `the ${key} header decodes to ${JSON.stringify(decoded)} but the body carries ${prop}=${JSON.stringify(body)}`);
-  }
-  return undefined;
-};

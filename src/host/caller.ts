@@ -11,6 +11,8 @@ export interface Caller {
   era: Era;
   /** The lane's holder (a session, a listen stream) that made it; resource subscriptions are its. */
   holder: string;
+  /** A 2026-07-28 tools/call's Mcp-Param-* headers, to check against the tool's schema. */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -18,10 +20,19 @@ export interface Caller {
  * its own). Pure. The front authenticated the lane; the host still never serves a lane it was not given.
  */
 export const readCaller = (params: Params, lanes: Record<string, unknown>, onlyLane: string | undefined): Caller => {
-  const c = ((params._meta as Params | undefined)?.[CALLER_META] ?? {}) as { lane?: unknown; era?: unknown; holder?: unknown };
+  const c = ((params._meta as Params | undefined)?.[CALLER_META] ?? {}) as { lane?: unknown; era?: unknown; holder?: unknown; headers?: unknown };
   const lane = typeof c.lane === 'string' ? c.lane : '';
   if (!Object.hasOwn(lanes, lane) || (onlyLane !== undefined && onlyLane !== lane)) {
     throw new RpcFailure({ code: ERR.notInCatalog, message: 'caller lane is not served by this host' });
   }
-  return { lane, era: c.era === 'modern' ? 'modern' : 'legacy', holder: typeof c.holder === 'string' ? c.holder : '' };
+  const headers =
+    c.headers !== null && typeof c.headers === 'object' && !Array.isArray(c.headers)
+      ? Object.fromEntries(Object.entries(c.headers as Params).filter((e): e is [string, string] => typeof e[1] === 'string'))
+      : undefined;
+  return {
+    lane,
+    era: c.era === 'modern' ? 'modern' : 'legacy',
+    holder: typeof c.holder === 'string' ? c.holder : '',
+    ...(headers ? { headers } : {}),
+  };
 };

@@ -1,4 +1,5 @@
 import { absenceOfError } from '../link/absence.js';
+import { checkParamHeaders } from '../link/param-headers.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 export type { HostOut } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
@@ -156,10 +157,15 @@ export class Host {
       const slot = this.cfg.lane === undefined ? this.slots.get(server) : undefined;
       return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) => this.guard.vet(server, surface));
     }
-    const { lane, era, holder } = readCaller(params, this.cfg.lanes, this.cfg.lane);
+    const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
     const target = unprefixRequest(req.method, params);
-    if (target) return this.forward({ lane, era, holder, method: req.method, ...(signal ? { signal } : {}) }, target.prefix, target.params);
+    if (target)
+      return this.forward(
+        { lane, era, holder, method: req.method, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) },
+        target.prefix,
+        target.params,
+      );
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
   }
 
@@ -242,7 +248,14 @@ export class Host {
   }
 
   private async forward(
-    { lane, era, holder, method, signal }: { lane: string; era: Era; holder: string; method: string; signal?: AbortSignal },
+    {
+      lane,
+      era,
+      holder,
+      method,
+      signal,
+      headers,
+    }: { lane: string; era: Era; holder: string; method: string; signal?: AbortSignal; headers?: Record<string, string> },
     prefix: string | undefined,
     params: Params,
   ): Promise<Params> {
@@ -263,10 +276,11 @@ export class Host {
       }
     }
     let conn: UpstreamConn;
+    let surface: Surface;
     try {
       conn = await slot.conn(lane, era);
       // Nothing is called on an upstream whose surface was not vetted.
-      await this.vettedSurface(slot, lane, era);
+      surface = await this.vettedSurface(slot, lane, era);
     } catch (e) {
       throw new RpcFailure({ code: ERR.unavailable, message: e instanceof LanegateError ? e.detail : 'upstream unavailable' });
     }
@@ -277,6 +291,11 @@ export class Host {
         message: `upstream "${slot.config.name}" ${why.reason}`,
         data: { [META.absent]: why.code },
       });
+    if (headers && method === 'tools/call') {
+      const tool = surface.tools?.find((t) => t.name === params.name);
+      const bad = tool && checkParamHeaders(tool.inputSchema, (params.arguments ?? {}) as Params, (h) => headers[h]);
+      if (bad) throw new RpcFailure({ code: bad.code, message: bad.message, data: bad.data });
+    }
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';

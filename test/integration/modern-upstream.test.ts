@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { sseMessages } from '../helpers/sse.js';
-import { FIXTURE, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { FIXTURE, operatorApi, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession, listenRequest, modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 
 const FIXTURE_SDK = path.join(ROOT, 'test/fixtures/servers/conformance-fixture.mjs');
@@ -292,5 +292,57 @@ lanes:
     } finally {
       await gw.stop();
     }
+  });
+});
+
+describe('Mcp-Param headers are checked by the host against the surface it holds', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  conf: { prefix: conf, domain: public, stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"] } }
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [conf, fix] }
+`);
+  });
+  after(async () => gw.stop());
+
+  const call = (token: string, id: number, region: string | undefined, headers: Record<string, string> = {}) =>
+    fetch(gw.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'conf_test_x_mcp_header',
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'conf_test_x_mcp_header', arguments: region === undefined ? {} : { region }, _meta: modernMeta },
+      }),
+    });
+
+  it('a matching header passes, a mismatched or missing one is 400 -32020, and no other server of the lane is started', async () => {
+    const t = await gw.token('a');
+    const ok = await call(t, 1, 'eu-west', { 'mcp-param-region': 'eu-west' });
+    assert.equal(ok.status, 200);
+    assert.match(JSON.stringify(await ok.json()), /region=eu-west/);
+    const wrong = await call(t, 2, 'eu-west', { 'mcp-param-region': 'us-east' });
+    assert.equal(wrong.status, 400);
+    assert.equal(((await wrong.json()) as { error?: { code?: number } }).error?.code, -32020);
+    const missing = await call(t, 3, 'eu-west');
+    assert.equal(missing.status, 400);
+    assert.match(JSON.stringify(await missing.json()), /Mcp-Param-Region header is absent/);
+    const p = (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { children: { server: string }[] }> };
+    const started = Object.values(p.hosts).flatMap((h) => h.children.map((c) => c.server));
+    assert.ok(started.includes('conf'));
+    assert.ok(!started.includes('fix'), `a header check lists no other server (started: ${started.join(', ')})`);
   });
 });
