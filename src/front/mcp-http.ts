@@ -70,6 +70,27 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<{ lane: string;
 const modernErrorStatus = (code: number, status: number): number =>
   code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
 
+const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < MODERN_VERSION));
+const LEGACY_REQUEST = { kind: 'legacy', reason: 'no-claim' } as const;
+
+/**
+ * A request of an open handshake-era session that claims nothing of the 2026-07-28 era: the
+ * classifier's answer is known (legacy, no claim), so the hot path skips its schema validation.
+ * Anything else, however slightly different, goes through the classifier.
+ */
+export const plainSessionRequest = (body: unknown, session: string | undefined, version: string | undefined): boolean => {
+  if (session === undefined || (version !== undefined && !LEGACY_VERSIONS.has(version.trim()))) return false;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
+  const m = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown };
+  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || m.method === 'initialize') return false;
+  if (typeof m.id !== 'string' && (typeof m.id !== 'number' || !Number.isInteger(m.id))) return false;
+  if (m.params === undefined) return true;
+  if (m.params === null || typeof m.params !== 'object' || Array.isArray(m.params)) return false;
+  const meta = (m.params as { _meta?: unknown })._meta;
+  if (meta === undefined) return true;
+  return meta !== null && typeof meta === 'object' && !Object.keys(meta).some((k) => k.startsWith('io.modelcontextprotocol/'));
+};
+
 export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
   const who = await authenticate(c, d);
   if (who instanceof Response) return who;
@@ -84,13 +105,15 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   } catch {
     return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
   }
-  const outcome = classifyInboundRequest({
-    httpMethod: 'POST',
-    body,
-    protocolVersionHeader: c.req.header('mcp-protocol-version'),
-    mcpMethodHeader: c.req.header('mcp-method'),
-    mcpNameHeader: c.req.header('mcp-name'),
-  });
+  const outcome = plainSessionRequest(body, c.req.header('mcp-session-id'), c.req.header('mcp-protocol-version'))
+    ? LEGACY_REQUEST
+    : classifyInboundRequest({
+        httpMethod: 'POST',
+        body,
+        protocolVersionHeader: c.req.header('mcp-protocol-version'),
+        mcpMethodHeader: c.req.header('mcp-method'),
+        mcpNameHeader: c.req.header('mcp-name'),
+      });
   const id = (body as { id?: unknown } | null)?.id ?? null;
   if (outcome.kind === 'reject') return rpcError(c, outcome.httpStatus, outcome.code, outcome.message, id);
 
