@@ -228,6 +228,14 @@ export const cancelFrom = (
   if (hits.length === 1) hits[0]?.[1].abort();
 };
 
+/** The request's headers as node parsed them (Hono's c.req.header() would build a whole Request for this). */
+const rawHeaders = (c: Context): Record<string, string> => {
+  const h = (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming?.headers ?? {};
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(h)) if (typeof v === 'string') out[k] = v;
+  return out;
+};
+
 export const answer = async (
   c: Context,
   d0: McpHttpDeps,
@@ -253,7 +261,7 @@ export const answer = async (
     signal: ac.signal,
     era: session === undefined ? 'modern' : 'legacy',
     ...(session !== undefined ? { holder: session } : {}),
-    ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(c.req.header()) } : {}),
+    ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(rawHeaders(c)) } : {}),
   };
   if (session === undefined && STREAMABLE.has(req.method)) {
     return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));

@@ -15,7 +15,7 @@ import { buildApp } from './app.js';
 import { LaneAuth } from './auth.js';
 import { Catalog, lanesAffected } from './catalog.js';
 import { hostConfigFor } from './host-config.js';
-import { HostManager } from './hosts.js';
+import { type HostLauncher, HostManager } from './hosts.js';
 import { Metrics } from './metrics.js';
 import { Sessions } from './sessions.js';
 import { CallStreams } from './call-streams.js';
@@ -44,6 +44,8 @@ export interface GatewayOptions {
   log: Logger;
   /** Override the policy's port (0 = any free port); used by tests and benchmarks. */
   port?: number;
+  /** How hosts start (default: a `lanegate host` process each; tests run them in process). */
+  launchHost?: HostLauncher;
 }
 
 /**
@@ -106,6 +108,7 @@ export class Gateway {
         onRequest: (key, method, params) => this.onHostRequest(key, method, params),
       },
       o.log,
+      o.launchHost,
     );
     this.catalog = new Catalog(
       () => this.policy,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type Piped, spawnPiped, stopPiped } from '../supervision/spawn.js';
+import { type Linked, spawnPiped, stopPiped } from '../supervision/spawn.js';
 import type { Logger } from 'pino';
 import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { backoffDelay, STABLE_AFTER_MS } from '../supervision/restart.js';
@@ -17,7 +17,7 @@ const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FO
 
 interface HostProc {
   cfg: HostConfig;
-  child?: Piped;
+  child?: Linked;
   peer?: LinePeer;
   ready?: Promise<LinePeer>;
   crashes: number;
@@ -26,6 +26,16 @@ interface HostProc {
   lastError?: string;
   stopping: boolean;
 }
+
+/**
+ * Starts a host for `key` and returns its end of the link. The gateway starts `lanegate host`
+ * processes; tests may run hosts in their own process over the memory link.
+ */
+export type HostLauncher = (key: string, cfg: HostConfig, env: Record<string, string>, nodeFlags: string[]) => Linked;
+
+/** A host process: its own entry point, the given environment only (the config travels in it). */
+export const launchHostProcess: HostLauncher = (key, _cfg, env, nodeFlags) =>
+  spawnPiped(process.execPath, [...nodeFlags, ...HOST_V8_FLAGS, HOST_ENTRY, '--for', key], { env, stderr: 'inherit' });
 
 export interface HostEvents {
   onNotification: (hostKey: string, n: RpcNotification) => void;
@@ -47,6 +57,7 @@ export class HostManager {
     private readonly configFor: (key: string) => HostConfig | undefined,
     private readonly events: HostEvents,
     private readonly log: Logger,
+    private readonly launch: HostLauncher = launchHostProcess,
   ) {}
 
   async request(
@@ -87,7 +98,7 @@ export class HostManager {
     const diag = process.execArgv.filter(
       (a) => a.startsWith('--heapsnapshot-signal') || a.startsWith('--diagnostic-dir') || a.startsWith('--cpu-prof'),
     );
-    const child = spawnPiped(process.execPath, [...diag, ...HOST_V8_FLAGS, HOST_ENTRY, '--for', key], { env, stderr: 'inherit' });
+    const child = this.launch(key, cfg, env, diag);
     h.child = child;
     const { stdout, stdin } = child;
     const peer = new LinePeer(stdout, stdin, {
@@ -137,7 +148,7 @@ export class HostManager {
         h.ready = undefined;
         h.lastError = 'failed to start';
         h.retryAt = Date.now() + backoffDelay(++h.crashes);
-        child.child.kill('SIGKILL');
+        child.kill('SIGKILL');
         throw e instanceof RpcFailure ? e : new RpcFailure({ code: ERR.unavailable, message: `host "${key}" failed to start` });
       });
     return h.ready;

@@ -9,7 +9,6 @@ export { checkParamHeaders, decodeHeaderValue, HEADER_MISMATCH, type Rejection }
 export const MODERN_REVISIONS = ['2026-07-28'];
 export const UNSUPPORTED_VERSION = -32022;
 
-
 /** Methods the stateless revision removed (or never had): 404 with -32601. */
 export const REMOVED_IN_MODERN = new Set([
   'initialize',
@@ -20,13 +19,11 @@ export const REMOVED_IN_MODERN = new Set([
   'notifications/initialized',
 ]);
 
-
 const nameSource = (method: string, params: Record<string, unknown>): string | undefined => {
   if (method === 'tools/call' || method === 'prompts/get') return typeof params.name === 'string' ? params.name : undefined;
   if (method === 'resources/read') return typeof params.uri === 'string' ? params.uri : undefined;
   return undefined;
 };
-
 
 export const checkRevision = (revision: string | undefined): Rejection | undefined =>
   revision === undefined || MODERN_REVISIONS.includes(revision)
@@ -53,4 +50,3 @@ export const checkStandardHeaders = (
   if (decoded !== bodyName) return mismatch('Mcp-Name', `the body carries "${bodyName}" but the Mcp-Name header names "${decoded}"`);
   return undefined;
 };
-

@@ -20,7 +20,12 @@ export interface Caller {
  * its own). Pure. The front authenticated the lane; the host still never serves a lane it was not given.
  */
 export const readCaller = (params: Params, lanes: Record<string, unknown>, onlyLane: string | undefined): Caller => {
-  const c = ((params._meta as Params | undefined)?.[CALLER_META] ?? {}) as { lane?: unknown; era?: unknown; holder?: unknown; headers?: unknown };
+  const c = ((params._meta as Params | undefined)?.[CALLER_META] ?? {}) as {
+    lane?: unknown;
+    era?: unknown;
+    holder?: unknown;
+    headers?: unknown;
+  };
   const lane = typeof c.lane === 'string' ? c.lane : '';
   if (!Object.hasOwn(lanes, lane) || (onlyLane !== undefined && onlyLane !== lane)) {
     throw new RpcFailure({ code: ERR.notInCatalog, message: 'caller lane is not served by this host' });

@@ -1,6 +1,7 @@
 import type { HostOut } from '../link/protocol.js';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { type Log, liteLogger } from '../log/lite.js';
 import { LinePeer } from '../rpc/peer.js';
@@ -18,26 +19,26 @@ const readSecrets = (cfg: HostConfig): Map<string, string> => {
   return out;
 };
 
-/**
- * `lanegate host`: spawned by the front, never by hand. Its stdin/stdout are an MCP JSON-RPC
- * link to the front; when that link closes (the front exited, even by SIGKILL) the host stops
- * its children and exits.
- */
-export const runHost = async (): Promise<void> => {
-  const raw = process.env[HOST_CONFIG_ENV];
-  if (!raw) {
-    process.stderr.write('lanegate host is started by the gateway, not by hand\n');
-    process.exit(2);
-  }
-  delete process.env[HOST_CONFIG_ENV];
-  const cfg = JSON.parse(raw) as HostConfig;
-  // JSON lines from a few-line logger; pino (and its pretty printer) only for a terminal.
-  const pretty =
-    process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
-  const log: Log = pretty ? (await import('../log/logger.js')).createLogger(`host:${cfg.key}`) : liteLogger(`host:${cfg.key}`);
-  const secrets = readSecrets(cfg);
-  const ambient = { ...process.env };
+/** A host wired to its link: the Host, the peer it answers on, and how to stop it. */
+export interface ServedHost {
+  host: Host;
+  peer: LinePeer;
+  close: () => Promise<void>;
+}
 
+/**
+ * Wires a Host to a link (its input and output): the front's requests in, the host's
+ * notifications and client requests out. The process entry uses stdin/stdout; tests use a
+ * memory link (src/link/memory.ts) and run the host in their own process.
+ */
+export const serveHost = (
+  cfg: HostConfig,
+  link: { input: Readable; output: Writable },
+  log: Log,
+  env: Record<string, string | undefined> = process.env,
+): ServedHost => {
+  const secrets = readSecrets(cfg);
+  const ambient = { ...env };
   let peer: LinePeer | undefined;
   const host = new Host(
     cfg,
@@ -80,6 +81,32 @@ export const runHost = async (): Promise<void> => {
       );
     },
   );
+  const linked = new LinePeer(link.input, link.output, {
+    onRequest: (req, signal) => host.handle(req, signal),
+    onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
+  });
+  peer = linked;
+  return { host, peer: linked, close: () => host.close() };
+};
+
+/**
+ * `lanegate host`: spawned by the front, never by hand. Its stdin/stdout are an MCP JSON-RPC
+ * link to the front; when that link closes (the front exited, even by SIGKILL) the host stops
+ * its children and exits.
+ */
+export const runHost = async (): Promise<void> => {
+  const raw = process.env[HOST_CONFIG_ENV];
+  if (!raw) {
+    process.stderr.write('lanegate host is started by the gateway, not by hand\n');
+    process.exit(2);
+  }
+  delete process.env[HOST_CONFIG_ENV];
+  const cfg = JSON.parse(raw) as HostConfig;
+  // JSON lines from a few-line logger; pino (and its pretty printer) only for a terminal.
+  const pretty =
+    process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
+  const log: Log = pretty ? (await import('../log/logger.js')).createLogger(`host:${cfg.key}`) : liteLogger(`host:${cfg.key}`);
+  const served = serveHost(cfg, { input: process.stdin, output: process.stdout }, log);
 
   let stopping = false;
   const shutdown = async (why: string): Promise<void> => {
@@ -88,14 +115,9 @@ export const runHost = async (): Promise<void> => {
     log.info({ event: 'host_stopping', why }, 'host stopping');
     const hard = setTimeout(() => process.exit(0), 6000);
     hard.unref();
-    await host.close();
+    await served.close();
     process.exit(0);
   };
-
-  peer = new LinePeer(process.stdin, process.stdout, {
-    onRequest: (req, signal) => host.handle(req, signal),
-    onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
-  });
   process.stdin.on('end', () => void shutdown('front closed the link'));
   process.stdin.on('close', () => void shutdown('front closed the link'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -6,7 +6,18 @@ export interface Exit {
   signal: NodeJS.Signals | null;
 }
 
-export interface Piped {
+/** A process (or an in-process stand-in) at the other end of a link: what supervision needs of it. */
+export interface Linked {
+  stdin: Writable;
+  stdout: Readable;
+  pid: number | undefined;
+  /** Settles once, when it has ended. */
+  exited: Promise<Exit>;
+  kill: (signal: NodeJS.Signals) => void;
+  ended: () => boolean;
+}
+
+export interface Piped extends Linked {
   child: ChildProcess;
   stdin: Writable;
   stdout: Readable;
@@ -51,18 +62,27 @@ export const spawnPiped = (
   });
   const stdin = child.stdin as Writable;
   stdin.on('error', () => undefined);
-  return { child, stdin, stdout: child.stdout as Readable, stderr: child.stderr, pid: child.pid, exited };
+  return {
+    child,
+    stdin,
+    stdout: child.stdout as Readable,
+    stderr: child.stderr,
+    pid: child.pid,
+    exited,
+    kill: (sig) => child.kill(sig),
+    ended: () => child.exitCode !== null || child.signalCode !== null,
+  };
 };
 
 /**
  * The one stop routine for children and hosts: close its stdin (the polite MCP way to end a stdio
  * peer), SIGTERM after `graceMs`, SIGKILL after `killMs`, and wait for the exit.
  */
-export const stopPiped = async (p: Piped, graceMs: number, killMs: number): Promise<Exit> => {
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return p.exited;
+export const stopPiped = async (p: Linked, graceMs: number, killMs: number): Promise<Exit> => {
+  if (p.ended()) return p.exited;
   p.stdin.end();
-  const t1 = setTimeout(() => p.child.kill('SIGTERM'), graceMs);
-  const t2 = setTimeout(() => p.child.kill('SIGKILL'), killMs);
+  const t1 = setTimeout(() => p.kill('SIGTERM'), graceMs);
+  const t2 = setTimeout(() => p.kill('SIGKILL'), killMs);
   const e = await p.exited;
   clearTimeout(t1);
   clearTimeout(t2);
