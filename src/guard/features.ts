@@ -8,6 +8,11 @@
  */
 import {
   ADDRESSES_MODEL,
+  FAKE_NOTICE,
+  FAKE_STATE,
+  OVERRIDE_USER,
+  PUFFERY,
+  SPEAK_TO_USER,
   AUTHORITY_TAG,
   SELF_VOUCHING_NAME,
   BCC,
@@ -21,6 +26,7 @@ import {
   OTHER_TOOLS,
   PURPOSE_SENSITIVE,
   QUIETLY,
+  SINK_NAMED,
   SINK_OUTSIDE,
   SRC_CONVERSATION,
   SRC_CREDENTIAL_FILES,
@@ -62,6 +68,10 @@ const LOOKS: [string, RegExp][] = [
   ['steer:hook', HOOK],
   ['conceal:elsewhere', CONCEAL_ELSEWHERE],
   ['steer:authority-tag', AUTHORITY_TAG],
+  ['steer:fake-state', FAKE_STATE],
+  ['steer:override-user', OVERRIDE_USER],
+  ['steer:puffery', PUFFERY],
+  ['steer:speak-to-user', SPEAK_TO_USER],
 ];
 
 const ADDRESSED_ALL = new RegExp(ADDRESSES_MODEL.source, 'gi');
@@ -119,11 +129,11 @@ const collector = (): Collector => {
 };
 
 const flowFeatures = (c: Collector, field: string, text: string): void => {
-  if (!SOURCES.some(([, re]) => re.test(text)) || !(TRANSFER.test(text) || SINK_OUTSIDE.test(text))) return;
+  if (!SOURCES.some(([, re]) => re.test(text)) || !(TRANSFER.test(text) || SINK_OUTSIDE.test(text) || SINK_NAMED.test(text))) return;
   for (const s of sentences(text)) {
     const src = SOURCES.find(([, re]) => re.test(s));
     const moves = TRANSFER.test(s);
-    const sink = SINK_OUTSIDE.test(s);
+    const sink = SINK_OUTSIDE.test(s) || SINK_NAMED.test(s);
     if (src && moves && sink) {
       c.add('flow:sentence', field, s);
       c.add(`flow:${src[0]}`, field, s);
@@ -164,7 +174,7 @@ export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: 
       if (!purposeSensitive && beyondPurpose) c.add(`purpose:reach-${id}`, v.field, text);
       if (isParamField(v) && !purposeSensitive) c.add('purpose:param-reach', v.field, `${v.parameter}: ${text}`);
     }
-    if (SINK_OUTSIDE.test(text)) c.add('sink:outside', v.field, text);
+    if (SINK_OUTSIDE.test(text) || SINK_NAMED.test(text)) c.add('sink:outside', v.field, text);
     if (isParamField(v) && /\b(?:all|every|entire|full|whole|complete|verbatim|everything)\b/i.test(text) && SRC_CONVERSATION.test(text))
       c.add('param:carries-context', v.field, `${v.parameter}: ${text}`);
     for (const view of viewsOf(text)) {
@@ -197,6 +207,9 @@ export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: 
   if (QUIETLY.test(all)) c.add('manner:quiet', 'description', QUIETLY.exec(all)?.[0] ?? '');
   if (BCC.test(all) && /[\w.+-]+@[\w-]+\.[a-z]{2,}/i.test(all))
     c.add('flow:bcc', 'description', sentences(all).find((x) => BCC.test(x)) ?? '');
+  const rawDescription = strings.find((v) => v.field === 'description' || v.field === 'instructions')?.text ?? '';
+  const notice = FAKE_NOTICE.exec(rawDescription);
+  if (notice) c.add('steer:fake-notice', 'description', sentences(rawDescription).find((x) => FAKE_NOTICE.test(x)) ?? notice[0]);
   const shouts = (description.match(SHOUT) ?? []).length;
   if (shouts > 0) c.add('shape:shouting', 'description', `${shouts} word(s) in capitals`, Math.min(1, shouts / 4));
   if (description.length > 600)

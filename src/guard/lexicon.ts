@@ -7,7 +7,7 @@
 
 /** Credential and key files, and the stores that hold them. */
 export const SRC_CREDENTIAL_FILES =
-  /(?:^|[\s/'"`(~])\.(?:ssh|aws|kube|docker|gnupg|netrc|npmrc|pypirc|git-credentials|env(?:\.\w+)?)\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\/etc\/(?:passwd|shadow|sudoers)\b|\bkeychain\b|\bwallet\.dat\b|\bcredentials?\s+files?\b|\bmcp\.json\b|claude_desktop_config|\b(?:browser|chrome|firefox)\s+(?:cookies|passwords|profile|history)\b|\bcookies?\s+(?:from|of|in)\s+(?:the\s+)?(?:browser|chrome|firefox)\b|\bkey\s*chain\b|\bpassword\s+(?:store|manager\s+(?:vault|database))\b|\.bash_history\b|\.zsh_history\b|\bshell\s+history\b|\b(?:saved|stored|browser)\s+passwords?\b|\baws\s+credentials\b|\bcredentials?\s+from\s+(?:the\s+)?(?:configuration|config)\s+files?\b|\blsass\b|\bkeystrokes?\b/i;
+  /(?:^|[\s/'"`(~])\.(?:ssh|aws|kube|docker|gnupg|netrc|npmrc|pypirc|git-credentials|env(?:\.\w+)?)\b|\bid_(?:rsa|dsa|ecdsa|ed25519)\b|\bauthorized_keys\b|\/etc\/(?:passwd|shadow|sudoers)\b|\bkeychain\b|\bwallet\.dat\b|\bcredentials?\s+files?\b|\bmcp\.json\b|claude_desktop_config|\b(?:browser|chrome|firefox)\s+(?:cookies|passwords|profile|history)\b|\bcookies?\s+(?:from|of|in)\s+(?:the\s+)?(?:browser|chrome|firefox)\b|\bkey\s*chain\b|\bpassword\s+(?:store|manager\s+(?:vault|database))\b|\.bash_history\b|\.zsh_history\b|\bshell\s+history\b|\b(?:saved|stored|browser)\s+passwords?\b|\baws\s+credentials\b|\bcredentials?\s+from\s+(?:the\s+)?(?:configuration|config)\s+files?\b|\blsass\b|\bkeystrokes?\b|\b(?:saved|stored|browser|session)\s+cookies\b|\bsession\s+tokens\b|\blogin\s+data\b/i;
 
 /** Secrets by kind. Honest tools name these too: on their own they prove nothing. */
 export const SRC_SECRETS =
@@ -25,9 +25,13 @@ export const SRC_PRIVATE =
 export const SINK_OUTSIDE =
   /\bhttps?:\/\/[^\s"'<>)]+|\b[\w.+-]+@[\w-]+\.[a-z]{2,}\b|\b(?:our|the\s+vendor'?s?|the\s+developer'?s?|the\s+author'?s?|a\s+remote|the\s+remote|an?\s+external|external|third[\s-]party|partner|central(?:ised|ized)?|cloud|off[\s-]?site|offshore)\s+(?:servers?|services?|endpoints?|backends?|apis?|cloud|storage|vaults?|collectors?|analytics|database|platform|service\s+for|webhooks?|infrastructure|dashboard|team)\b|\b(?:telemetry|analytics|tracking)\s+(?:endpoint|server|service|pipeline|platform)\b|\b(?:webhook|pastebin|ngrok|requestbin|discord\s+webhook|telegram\s+bot|attacker(?:-controlled)?\s+(?:server|endpoint|host|domain|url))\b|\b(?:for|to)\s+(?:safe[\s-]?keeping|backup|archiv(?:ing|al)|our\s+records|quality\s+(?:assurance|purposes)|training|improvement|research|auditing)\s+(?:purposes\s+)?(?:on|at|to|in)\s+(?:our|a|the)\b|外部服务器|远程服务器|我们的服务器|リモートサーバー|外部サーバー|원격\s*서버|외부\s*서버|удаленн(?:ый|ого)\s+сервер|внешн(?:ий|его)\s+сервер|наш\s+сервер|servidor\s+(?:remoto|externo)|nuestro\s+servidor|externen?\s+server|unseren?\s+server|serveur\s+(?:distant|externe)|notre\s+serveur/i;
 
+/** A named third party as the destination: "to the PeopleGraph enrichment API", "to the ChatVault analytics service". */
+export const SINK_NAMED =
+  /\bto\s+(?:the\s+)?[A-Z][\w.-]+(?:\s+[A-Za-z][\w-]+){0,2}\s+(?:service|API|api|platform|cloud|server|endpoint|backend|vault|bucket|partner|servers)\b/;
+
 /** Moving data: the verbs that make a flow. */
 export const TRANSFER =
-  /\b(?:send|sends|sent|sending|upload|uploads|uploaded|uploading|transmit|transmits|transmitted|sync|syncs|synced|syncing|synchroni[sz]es?|back(?:s)?\s+up|backup|backs\s+up|mirror|mirrors|replicat(?:e|es|ed)|share|shares|shared|sharing|forward|forwards|forwarding|post|posts|posting|report|reports|reporting|export|exports|exfiltrat\w*|leak|leaks|collect|collects|collecting|harvest\w*|gather|gathers|beacon|phone\s+home|log(?:s|ged)?\s+(?:them\s+|it\s+)?(?:to|on|at)|stor(?:e|es|ed)\s+(?:them\s+|it\s+)?(?:on|at|in)\s+(?:our|a\s+remote|the\s+remote)|copy|copies|relay|relays|push|pushes|pipe|pipes)\b|发送|上传|同步|转发|送信|アップロード|同期|転送|전송|업로드|동기화|отправ\w*|загруж\w*|передава\w*|синхронизир\w*|env(?:ía|ia|iar|iamos)|sub(?:e|ir|imos)|sincroniza\w*|sendet|hochladen|übermittelt|synchronisiert|envoie|envoyer|téléverse|transmet|synchronise|envia|enviar|carrega/i;
+  /\b(?:archive|archives|archived|archiving|send|sends|sent|sending|upload|uploads|uploaded|uploading|transmit|transmits|transmitted|sync|syncs|synced|syncing|synchroni[sz]es?|back(?:s)?\s+up|backup|backs\s+up|mirror|mirrors|replicat(?:e|es|ed)|share|shares|shared|sharing|forward|forwards|forwarding|post|posts|posting|report|reports|reporting|export|exports|exfiltrat\w*|leak|leaks|collect|collects|collecting|harvest\w*|gather|gathers|beacon|phone\s+home|log(?:s|ged)?\s+(?:them\s+|it\s+)?(?:to|on|at)|stor(?:e|es|ed)\s+(?:them\s+|it\s+)?(?:on|at|in)\s+(?:our|a\s+remote|the\s+remote)|copy|copies|relay|relays|push|pushes|pipe|pipes)\b|发送|上传|同步|转发|送信|アップロード|同期|転送|전송|업로드|동기화|отправ\w*|загруж\w*|передава\w*|синхронизир\w*|env(?:ía|ia|iar|iamos)|sub(?:e|ir|imos)|sincroniza\w*|sendet|hochladen|übermittelt|synchronisiert|envoie|envoyer|téléverse|transmet|synchronise|envia|enviar|carrega/i;
 
 /** Automatic, hidden or unconditional manner: the words that turn a feature into a hazard. */
 export const QUIETLY =
@@ -79,8 +83,28 @@ export const CONCEAL_ELSEWHERE =
 
 /** Parameter names that carry context, secrets or the user's data (on a tool whose purpose is elsewhere). */
 export const CARRIER_PARAM =
-  /(?:^|[_\s-])(?:env|environ\w*|secrets?|keys?|tokens?|passwords?|credentials?|cookies?|history|conversation|context|session|transcript|messages?|mail|emails?|contacts?|memory|system|prompt|notes?|sidenote|feedback|debug|metadata|extra|tools?_?list|found\w*)(?:$|[_\s-])|schluessel|contexto|contexte|sesion|sesión|сесси|контекст|上下文|会话/i;
+  /(?:^|[_\s-])(?:env|environ\w*|secrets?|keys?|tokens?|passwords?|credentials?|cookies?|history|conversation|context|session|transcript|messages?|mail|emails?|contacts?|memory|system|prompt|instructions|notes?|sidenote|feedback|debug|metadata|extra|tools?_?list|found\w*|snapshot|identity|llm|model|card|bank|login|wallet|ssn|passport|gps|clipboard|screenshot|keystrokes?)(?:$|[_\s-])|schluessel|contexto|contexte|sesion|sesión|сесси|контекст|上下文|会话/i;
 
 /** Words in capitals that shout at the model. */
 export const SHOUT =
   /\b(?:IMPORTANT|CRITICAL|MANDATORY|REQUIRED|MUST|NEVER|ALWAYS|WARNING|NOTE|OFFICIAL|DEPRECATED|PREREQUISITE|URGENT)\b/g;
+
+/** Fake system notices: "SYSTEM UPDATE:", "SECURITY ALERT:", "IMPORTANT ANNOUNCEMENT". */
+export const FAKE_NOTICE =
+  /\b(?:SYSTEM|SECURITY|PERFORMANCE|COMPLIANCE|MAINTENANCE|RESEARCH|PRIVACY|CRITICAL|URGENT|ADMIN(?:ISTRATOR)?)\s+(?:UPDATE|ALERT|NOTICE|ENHANCEMENT|PROTOCOL|MESSAGE|ANNOUNCEMENT|OVERRIDE|DIRECTIVE|WARNING|REQUIREMENT)S?\b|\bIMPORTANT\s+(?:ANNOUNCEMENT|NOTICE|UPDATE|SYSTEM\s+MESSAGE)\b/;
+
+/** Claims about another tool's state: deprecated, disabled, upgraded, redirected. */
+export const FAKE_STATE =
+  /\b(?:tool|function|endpoint|api)\s+(?:has\s+been|have\s+been|is\s+now|is\s+currently|was)\s+(?:deprecated|disabled|temporarily\s+disabled|unavailable|removed|replaced|upgraded|optimi[sz]ed|enhanced|restricted|compromised|migrated)\b|\b(?:system|server)\s+(?:automatically\s+)?(?:redirects?|reroutes?|substitutes?)\b|\bnow\s+uses\s+\S+\s+as\s+the\s+default\b/i;
+
+/** Overriding what the user asked for. */
+export const OVERRIDE_USER =
+  /\bregardless\s+of\s+(?:the\s+)?(?:user'?s?\s+|original\s+|requested\s+)?(?:input|request|choice|selection|preference|instruction|query|visibility|settings?|what\s+the\s+user)|\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+(?:what|the\s+\w+\s+)?the\s+user\s+(?:asked|requested|chose|specified|wants|entered)|\bautomatically\s+(?:redirects?|replaces?|substitutes?|changes?|switches?|sets?|enables?|overrides?)\b/i;
+
+/** Self-promotion that asks to be chosen over other tools. */
+export const PUFFERY =
+  /\b(?:world'?s\s+(?:best|leading|most)|most\s+(?:advanced|reliable|trusted|comprehensive|accurate|powerful)\s+(?:\w+\s+){0,2}(?:tool|version|solution|available)|trusted\s+by\s+(?:experts|professionals|millions|\d+)|used\s+by\s+(?:\d+%|fortune|top|millions)|industry[\s-](?:leading|standard)|award[\s-]winning|premium\s+version|ultimate\s+(?:version|tool)|(?:100|99(?:\.\d+)?)\s*%\s+(?:accura|reliab|guarantee|uptime|of\s+professionals)|unmatched|state[\s-]of[\s-]the[\s-]art|pinnacle\s+of|superior\s+performance|enterprise[\s-]grade\s+reliability|(?:better|more\s+accurate)\s+(?:results|performance)\s+(?:compared\s+to|than)\s+(?:other|standard))/i;
+
+/** Lines the model is told to say to the user (injected claims, ads, false alerts). */
+export const SPEAK_TO_USER =
+  /\b(?:state|display|say|announce|present|tell\s+the\s+user|inform\s+the\s+user\s+that|show\s+the\s+(?:user\s+the\s+)?message)\s*:?\s*['"“][^'"”]{12,}['"”]|\bpresent\s+(?:it|this|its\s+\w+|them)\s+as\s+['"“]/i;

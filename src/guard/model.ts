@@ -26,6 +26,12 @@ const PAIRS: [string, string][] = [
   ['lang:non-latin', 'sink:outside'],
   ['dir:addresses', 'src:credfile'],
   ['dir:addresses', 'src:conversation'],
+  ['purpose:narrow', 'param:carrier-name'],
+  ['ref:sibling', 'steer:speak-to-user'],
+  ['ref:sibling', 'steer:fake-state'],
+  ['ref:sibling', 'steer:override-user'],
+  ['dir:addresses', 'steer:fake-notice'],
+  ['dir:addresses', 'steer:speak-to-user'],
 ];
 
 /** The features plus the conjunctions that hold. */

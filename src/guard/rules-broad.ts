@@ -128,7 +128,7 @@ export const BROAD_RULES: Rule[] = [
     id: 'tamper-argument',
     cls: 'crosstool',
     weight: 'strong',
-    re: /\b(?:change|set|replace|override|modify|alter|substitute|swap|rewrite|redirect|append|prepend|add)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:[`'"]?[\w.-]+[`'"]?\s+){0,3}(?:parameters?|arguments?|fields?|values?|recipients?|paths?|addresse?s?|urls?|destinations?|amounts?|accounts?|ibans?|bcc|cc|to|targets?|commands?|queries|query)\b[^.;]{0,80}?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/|~\/|\/etc\/|\.ssh|\.env\b|attacker|\b(?:delete|drop|truncate|wipe|rm\s+-rf)\b)/i,
+    re: /\b(?:change|set|replace|override|modify|alter|substitute|swap|rewrite|redirect|append|prepend|add)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:[`'"]?[\w.-]+[`'"]?\s+){0,3}(?:parameters?|arguments?|fields?|values?|recipients?|paths?|addresse?s?|urls?|destinations?|amounts?|accounts?|ibans?|bcc|cc|to\s+(?:field|address|line)|targets?|commands?|queries|query)\b[^.;]{0,80}?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/|~\/|\/etc\/|\.ssh|\.env\b|attacker|\brm\s+-rf\b|\bdrop\s+(?:table|database)\b)/i,
   },
   // A destructive call made the price of using a tool ("before using this tool, call reset_database").
   {

@@ -197,9 +197,8 @@ const decide = (sigs: Signal[]): Finding[] => {
   if (cross && (directive || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
   if (conceal && (directive || exfil)) add('concealment', conceal);
   if (paramName && (directive || secretStrong || exfil)) add('exfiltration_parameter', paramName);
-  const mediumDirectives = sigs.filter((s) => s.cls === 'directive' && s.weight === 'medium');
-  const directiveIds = new Set(sigs.filter((s) => s.cls === 'directive').map((s) => s.id));
-  if (mediumDirectives.length > 0 && directiveIds.size >= 2) add('agent_directive', mediumDirectives[0]);
+  // Directives alone (however many) are what real servers write too: the second detector weighs
+  // them with everything else the item says, instead of a rule refusing on their count.
   return out;
 };
 
@@ -236,8 +235,18 @@ const aboutSiblings = (s: Signal, siblings: ReadonlySet<string>): boolean =>
   (/\bthis\s+(?:tool|function)\b/i.test(s.hit) ||
     (s.hit.match(/[a-z][\w.-]{2,60}/gi) ?? []).some((w) => siblings.has(w.replace(/[.-]+$/, ''))));
 
+/**
+ * A directive that hands control back to the user ("confirm with the user before…", "wait for
+ * explicit user instruction") is the opposite of an attack: its weak and medium directive and
+ * cross-tool signals do not count.
+ */
+const DEFERS_TO_USER =
+  /\b(?:confirm|check|verify)\s+(?:it\s+|this\s+)?with\s+the\s+user\b|\b(?:ask|wait\s+for)\s+(?:the\s+user|(?:explicit\s+|clear\s+)?(?:user\s+)?(?:instruction|confirmation|approval|permission)s?\s+(?:from\s+the\s+user)?)|\buser'?s?\s+(?:explicit\s+)?(?:approval|confirmation|consent|permission)\b|\bunless\s+the\s+user\s+(?:explicitly\s+)?(?:asks|requests|says)/i;
+const defersToUser = (s: Signal): boolean =>
+  s.weight !== 'strong' && (s.cls === 'directive' || s.cls === 'crosstool') && DEFERS_TO_USER.test(s.matched);
+
 const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdict => {
-  const sigs = g.flatMap((v) => signalsOf(v)).filter((s) => !aboutSiblings(s, siblings));
+  const sigs = g.flatMap((v) => signalsOf(v)).filter((s) => !aboutSiblings(s, siblings) && !defersToUser(s));
   const rules = decide(sigs);
   const hits = sigs.map((s) => ({ cls: s.cls, weight: s.weight, field: s.at.field, matched: s.matched }));
   const second = secondOpinion(g, hits, siblings);

@@ -40,12 +40,28 @@ export const codeOfFeature = (id: string): FindingCode => {
 
 export interface SecondOpinion {
   score: Score;
-  /** Set when the model refuses. */
+  /** Set when the second detector refuses. */
   refusal?: { code: FindingCode; field: string; matched: string; feature: string };
+  /** The refusal is a declaration no honest tool makes, not a score over the threshold. */
+  declared?: boolean;
 }
+
+/**
+ * Declarations no honest tool makes, refused whatever the model's score: a sensitive source moved
+ * to an outside sink in one sentence (harm stated as a feature), and a narrow purpose that reaches
+ * for credential files.
+ */
+const DECLARED: [RegExp, FindingCode][] = [
+  [/^flow:(?:credfile|secrets|conversation|private)$/, 'data_flow'],
+  [/^purpose:narrow&src:credfile$/, 'purpose_mismatch'],
+];
 
 export const secondOpinion = (strings: VisibleString[], hits: RuleHit[], siblings: ReadonlySet<string>): SecondOpinion => {
   const score = scoreFeatures(featuresOf(strings, hits, siblings));
+  for (const [re, code] of DECLARED) {
+    const f = score.contributions.find((c) => re.test(c.feature.id));
+    if (f) return { score, declared: true, refusal: { code, field: f.feature.field, matched: f.feature.evidence, feature: f.feature.id } };
+  }
   if (!score.refused) return { score };
   // The finding names what the item DOES (a flow, a reach, a foreign tool) before a rule echo.
   const positive = score.contributions.filter((c) => c.weight * c.feature.value > 0);

@@ -13,84 +13,11 @@
  *    rule). It prints nothing about the blind rows but their counts.
  */
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { groupOfSource, nearCopy, oldClass, readRows, repoOfGroup, type Row, shingles, textOf } from './corpus-tools.js';
 
 const SALT = 'lanegate-blind-2026-12-01:';
 const DIR = new URL('../fixtures/guard/', import.meta.url);
-
-interface Row {
-  id: string;
-  label: 'malicious' | 'benign';
-  class?: string;
-  technique: string;
-  source: string;
-  group?: string;
-  licence: string;
-  tool: Record<string, unknown>;
-  siblings?: string[];
-  instructions?: string;
-  lang?: string;
-}
-
-const readRows = (path: string | URL): Row[] =>
-  readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Row);
-
-/** Old rows: their group is the repository or site their source names. */
-const groupOfSource = (source: string): string => {
-  const s = source.replace(/^(?:variant of|adapted from)\s+(?:the\s+)?/i, '');
-  const repo = /([\w.-]+\/[\w.-]+):/.exec(s);
-  if (repo?.[1]) return repo[1].toLowerCase();
-  const url = /https?:\/\/([^/\s]+)/.exec(s);
-  if (url?.[1]) return url[1].toLowerCase();
-  return s.slice(0, 40).toLowerCase();
-};
-
-/** The class of an old malicious row, from its technique tag. */
-const oldClass = (t: string): string =>
-  /unicode|zero-width|bidi|tag-|base64|hex|hidden|comment|ansi|whitespace|encod|rtl/i.test(t)
-    ? 'hidden'
-    : /schema|default|enum/i.test(t)
-      ? 'schema-poisoning'
-      : /param/i.test(t)
-        ? 'exfil-param'
-        : /shadow|cross|preference|redirect/i.test(t)
-          ? 'cross-server'
-          : 'directive';
-
-/** The split unit: the whole source (repository or site), so one benchmark's paraphrases never straddle. */
-const repoOfGroup = (g: string): string =>
-  g
-    .replace(/^variant:/, '')
-    .split('#')[0]
-    ?.toLowerCase() ?? g;
-
-const textOf = (r: Row): string => {
-  const names = [String(r.tool.name ?? ''), ...(r.siblings ?? [])].filter((n) => n.length > 2);
-  let t = `${JSON.stringify(r.tool.description ?? '')} ${JSON.stringify(r.tool.inputSchema ?? {})} ${r.instructions ?? ''}`;
-  t = t
-    .toLowerCase()
-    .replace(/https?:\/\/\S+/g, 'URL')
-    .replace(/[\w.+-]+@[\w-]+\.[\w.]+/g, 'EMAIL');
-  for (const n of names) t = t.split(n.toLowerCase()).join('NAME');
-  return t.replace(/\s+/g, ' ');
-};
-
-const shingles = (t: string): Set<string> => {
-  const w = t.split(/[^\p{L}\p{N}]+/u).filter(Boolean);
-  const out = new Set<string>();
-  for (let i = 0; i + 5 <= w.length; i++) out.add(w.slice(i, i + 5).join(' '));
-  if (out.size === 0) out.add(w.join(' '));
-  return out;
-};
-
-const jaccard = (a: Set<string>, b: Set<string>): number => {
-  let inter = 0;
-  for (const x of a) if (b.has(x)) inter++;
-  return inter / (a.size + b.size - inter);
-};
 
 const old = [...readRows(new URL('corpus.jsonl', DIR)), ...readRows(new URL('holdout.jsonl', DIR))].map((r) => ({
   ...r,
@@ -109,9 +36,7 @@ for (const r of [...old, ...staged]) {
     continue;
   }
   const sh = shingles(textOf(r));
-  if (
-    kept.some((k) => k.label === r.label && Math.min(k.sh.size, sh.size) / Math.max(k.sh.size, sh.size) >= 0.8 && jaccard(k.sh, sh) >= 0.8)
-  ) {
+  if (nearCopy(kept, r.label, sh)) {
     dropped++;
     continue;
   }

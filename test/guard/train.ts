@@ -43,7 +43,7 @@ const examples: Example[] = rows.map((e) => {
     const feats: Feature[] = it.second.score.contributions.map((c) => c.feature);
     for (const f of feats) if (!UNWEIGHTED.test(f.id)) x.set(f.id, Math.max(x.get(f.id) ?? 0, f.value));
   }
-  return { e, x, y: e.label === 'malicious' ? 1 : 0, ruled: items.some((it) => it.rules.length > 0), c: 0 };
+  return { e, x, y: e.label === 'malicious' ? 1 : 0, ruled: items.some((it) => it.rules.length > 0 || it.second.declared === true), c: 0 };
 });
 
 const weigh = (xs: Example[]): void => {
