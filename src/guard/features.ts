@@ -9,6 +9,7 @@
 import {
   ADDRESSES_MODEL,
   FAKE_NOTICE,
+  HARDCODED_CALL,
   FAKE_STATE,
   OVERRIDE_USER,
   PUFFERY,
@@ -72,6 +73,7 @@ const LOOKS: [string, RegExp][] = [
   ['steer:override-user', OVERRIDE_USER],
   ['steer:puffery', PUFFERY],
   ['steer:speak-to-user', SPEAK_TO_USER],
+  ['steer:hardcoded-call', HARDCODED_CALL],
 ];
 
 const ADDRESSED_ALL = new RegExp(ADDRESSES_MODEL.source, 'gi');

@@ -108,3 +108,7 @@ export const PUFFERY =
 /** Lines the model is told to say to the user (injected claims, ads, false alerts). */
 export const SPEAK_TO_USER =
   /\b(?:state|display|say|announce|present|tell\s+the\s+user|inform\s+the\s+user\s+that|show\s+the\s+(?:user\s+the\s+)?message)\s*:?\s*['"“][^'"”]{12,}['"”]|\bpresent\s+(?:it|this|its\s+\w+|them)\s+as\s+['"“]/i;
+
+/** A directive to call a tool with values fixed in the description: "call get_news for 'MSFT'". */
+export const HARDCODED_CALL =
+  /\b(?:call|use|invoke|run|execute)\s+[`'"]?[a-z][\w.-]{2,60}[`'"]?\s+(?:\w+\s+){0,5}?(?:with|for|using|on|passing|and\s+set)\s+(?:the\s+|a\s+)?(?:[\w-]+\s+){0,3}?(?:['"“][^'"”]{2,80}['"”]|[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/\S+)/i;

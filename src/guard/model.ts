@@ -27,6 +27,7 @@ const PAIRS: [string, string][] = [
   ['dir:addresses', 'src:credfile'],
   ['dir:addresses', 'src:conversation'],
   ['purpose:narrow', 'param:carrier-name'],
+  ['dir:addresses', 'steer:hardcoded-call'],
   ['ref:sibling', 'steer:speak-to-user'],
   ['ref:sibling', 'steer:fake-state'],
   ['ref:sibling', 'steer:override-user'],

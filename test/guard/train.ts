@@ -9,7 +9,7 @@
  * corpus gives the same weights, bit for bit. Rows are weighted so each label carries half the
  * mass and a large source cannot drown a small one (1/sqrt of its group's size).
  *
- * The threshold is chosen by 5-fold cross-validation over GROUPS (whole sources held out): the
+ * The threshold is chosen by 5-fold cross-validation over SOURCES (each held out whole): the
  * lowest score at which the combined guard (rules OR model) keeps the out-of-fold false-positive
  * rate at or under TARGET_FPR. The printed out-of-fold figures are the honest estimate from
  * training data; the blind split is never read here.
@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import type { Feature } from '../../src/guard/features.js';
 import { type CorpusEntry, judgeEntry, loadCorpus } from '../helpers/corpus.js';
+import { repoOfGroup } from './corpus-tools.js';
 
 const TARGET_FPR = 0.02;
 /** Naming a secret is never evidence by itself (a vault, an SSH-key manager must): these features get no weight. */
@@ -95,7 +96,8 @@ const score = (m: Model, ex: Example): number => {
   return z;
 };
 
-const fold = (g: string): number => createHash('sha256').update(g).digest().readUInt32BE(0) % FOLDS;
+/** Folds hold out whole SOURCES (as the blind split does), so a benchmark's paraphrases never straddle folds. */
+const fold = (g: string): number => createHash('sha256').update(repoOfGroup(g)).digest().readUInt32BE(0) % FOLDS;
 const oof = new Map<Example, number>();
 for (let f = 0; f < FOLDS; f++) {
   const m = fit(examples.filter((x) => fold(x.e.group) !== f));
