@@ -1,4 +1,4 @@
-import { readOperatorToken } from '../front/operator.js';
+import { readOperatorToken } from '../front/operator/operator.js';
 import type { Policy } from '../policy/model.js';
 
 /** The running gateway's base URL from the policy (or an override). */

@@ -4,7 +4,7 @@ import { readGuard } from '../records/guard-file.js';
 import { Ledger, ledgerFile } from '../records/ledger.js';
 import { readVerdicts } from '../records/verdicts.js';
 import type { RecordProblem } from '../records/atomic.js';
-import { readOperatorToken } from '../front/operator.js';
+import { readOperatorToken } from '../front/operator/operator.js';
 import { gatewayBase } from './operator-api.js';
 import { identityOf } from '../shareability/launch-identity.js';
 import { buildReview, type ReviewRow } from '../shareability/review.js';

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
 import { Gateway } from '../front/gateway.js';
-import { ensureOperatorToken } from '../front/operator.js';
+import { ensureOperatorToken } from '../front/operator/operator.js';
 import { createLogger } from '../log/logger.js';
 import { loadOrReport } from './check.js';
 

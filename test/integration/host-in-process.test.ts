@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { hostConfigFor } from '../../src/front/host-config.js';
+import { hostConfigFor } from '../../src/front/hosts/host-config.js';
 import { type ServedHost, serveHost } from '../../src/host/main.js';
 import { CALLER_META } from '../../src/link/config.js';
 import { memoryLink } from '../../src/link/memory.js';

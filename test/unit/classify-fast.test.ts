@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { classifyInboundRequest } from '@modelcontextprotocol/server';
-import { plainSessionRequest } from '../../src/front/mcp-http.js';
+import { plainSessionRequest } from '../../src/front/transport/mcp-http.js';
 
 const call = (extra: Record<string, unknown> = {}) => ({
   jsonrpc: '2.0',

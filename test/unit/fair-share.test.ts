@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FairShare } from '../../src/front/fair-share.js';
+import { FairShare } from '../../src/front/transport/fair-share.js';
 
 const setup = () => {
   let now = 1_000;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { escapeUntrusted } from '../../src/log/escape.js';
 import { maskTokens } from '../../src/log/logger.js';
-import { checkHostAndOrigin, allowedHosts, allowedOrigins } from '../../src/front/guards.js';
-import { lanesAffected } from '../../src/front/catalog.js';
+import { checkHostAndOrigin, allowedHosts, allowedOrigins } from '../../src/front/transport/guards.js';
+import { lanesAffected } from '../../src/front/mcp/catalog.js';
 
 describe('log hygiene', () => {
   it('escapes control and bidi characters so a server cannot forge a log line', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { Mrtr } from '../../src/front/mrtr.js';
-import { CallStreams } from '../../src/front/call-streams.js';
-import type { Dispatched } from '../../src/front/dispatch.js';
+import { Mrtr } from '../../src/front/mcp/mrtr.js';
+import { CallStreams } from '../../src/front/transport/call-streams.js';
+import type { Dispatched } from '../../src/front/mcp/dispatch.js';
 
 const park = (m: Mrtr, lane = 'a', call = 'tools/call:"x"') =>
   m.park(

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { paramsProblem, text } from '../../src/front/param-checks.js';
+import { paramsProblem, text } from '../../src/front/mcp/param-checks.js';
 
 const hostile = { toString: 1 };
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { retryAdvice } from '../../src/front/dispatch.js';
+import { retryAdvice } from '../../src/front/mcp/dispatch.js';
 import { absenceOfError, remedyForAbsence } from '../../src/link/absence.js';
 import { LanegateError } from '../../src/errors.js';
 

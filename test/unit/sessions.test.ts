@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { IDLE_MS, type Session, Sessions } from '../../src/front/sessions.js';
+import { IDLE_MS, type Session, Sessions } from '../../src/front/mcp/sessions.js';
 
 const CLAIMS_A = { lane: 'a', jti: 'jti-a', iat: 1, exp: 2 };
 const CLAIMS_B = { lane: 'b', jti: 'jti-b', iat: 1, exp: 2 };

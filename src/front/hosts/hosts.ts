@@ -1,17 +1,17 @@
 import { fileURLToPath } from 'node:url';
-import { type Linked, spawnPiped, stopPiped } from '../supervision/spawn.js';
+import { type Linked, spawnPiped, stopPiped } from '../../supervision/spawn.js';
 import type { Logger } from 'pino';
-import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
-import { backoffDelay, STABLE_AFTER_MS } from '../supervision/restart.js';
-import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
-import { LinePeer } from '../rpc/peer.js';
+import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../../link/config.js';
+import { backoffDelay, STABLE_AFTER_MS } from '../../supervision/restart.js';
+import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
+import { LinePeer } from '../../rpc/peer.js';
 
 /**
  * A host is mostly idle and moves small messages: a 1 MB young generation (instead of 16) keeps its
  * resident memory down at no measurable cost on the call path.
  */
 const HOST_V8_FLAGS = ['--max-semi-space-size=1'];
-const HOST_ENTRY = fileURLToPath(new URL('../host/entry.js', import.meta.url));
+const HOST_ENTRY = fileURLToPath(new URL('../../host/entry.js', import.meta.url));
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
 const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'MALLOC_ARENA_MAX'];
 

@@ -1,4 +1,4 @@
-import type { ReviewRow } from '../shareability/review.js';
+import type { ReviewRow } from '../../shareability/review.js';
 
 /** HTML-escapes text; every string on the page goes through it (server-chosen strings included). */
 export const esc = (v: unknown): string =>

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Dispatched } from './dispatch.js';
-import type { CallStream } from './call-streams.js';
+import type { CallStream } from '../transport/call-streams.js';
 
 /** How long a parked call waits for the lane's retry with inputResponses. */
 export const REQUEST_STATE_TTL_MS = 120_000;

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'hono';
-import { ERR } from '../rpc/jsonrpc.js';
+import { ERR } from '../../rpc/jsonrpc.js';
 import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import type { LoadKind, LoadRefusal } from './lane-load.js';

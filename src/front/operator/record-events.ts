@@ -1,12 +1,12 @@
-import type { HostNotes, LINK } from '../link/protocol.js';
+import type { HostNotes, LINK } from '../../link/protocol.js';
 import type { Logger } from 'pino';
-import type { GuardReport } from '../link/reports.js';
-import { type GuardFile, MAX_DRIFT, writeGuard } from '../records/guard-file.js';
+import type { GuardReport } from '../../link/reports.js';
+import { type GuardFile, MAX_DRIFT, writeGuard } from '../../records/guard-file.js';
 import type { Evidence } from './evidence.js';
 import type { Escalations } from './escalations.js';
 import type { Metrics } from './metrics.js';
-import type { Policy } from '../policy/model.js';
-import type { RecordProblem } from '../records/atomic.js';
+import type { Policy } from '../../policy/model.js';
+import type { RecordProblem } from '../../records/atomic.js';
 
 const detailOf = (e: unknown): string => (e instanceof Error ? e.message : 'unknown');
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LaneClaims } from '../auth/tokens.js';
+import type { LaneClaims } from '../../auth/tokens.js';
 
 export interface StreamSink {
   send: (msg: Record<string, unknown>) => void;

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { Gateway } from './gateway.js';
-import { hostProcesses } from './host-processes.js';
+import type { Gateway } from '../gateway.js';
+import { hostProcesses } from '../hosts/host-processes.js';
 import { liveReview } from './live-review.js';
 
 /** A process's resident set in MB from /proc (Linux), or undefined where there is none. */

@@ -1,11 +1,11 @@
-import { LINK } from '../link/protocol.js';
+import { LINK } from '../../link/protocol.js';
 import type { Logger } from 'pino';
-import type { Policy, ServerConfig } from '../policy/model.js';
-import type { DemonstrationResult } from '../records/verdicts.js';
-import { SCHEMA } from '../records/verdicts.js';
-import type { PreflightOutcome } from '../link/reports.js';
+import type { Policy, ServerConfig } from '../../policy/model.js';
+import type { DemonstrationResult } from '../../records/verdicts.js';
+import { SCHEMA } from '../../records/verdicts.js';
+import type { PreflightOutcome } from '../../link/reports.js';
 import type { Evidence } from './evidence.js';
-import { withStanding } from '../shareability/standing.js';
+import { withStanding } from '../../shareability/standing.js';
 
 /** A pass reached from a request measures at most this many servers; the rest read as unknown until the next. */
 export const MAX_EVALUATIONS_PER_PASS = 2;

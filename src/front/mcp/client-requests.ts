@@ -1,4 +1,4 @@
-import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
+import { ERR, RpcFailure } from '../../rpc/jsonrpc.js';
 
 interface Waiting {
   lane: string;

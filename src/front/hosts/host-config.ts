@@ -1,8 +1,8 @@
-import type { HostConfig } from '../link/config.js';
-import type { Policy } from '../policy/model.js';
-import { secretFilesFor } from '../policy/build.js';
-import type { Placement } from '../shareability/placement.js';
-import type { GuardFile } from '../records/guard-file.js';
+import type { HostConfig } from '../../link/config.js';
+import type { Policy } from '../../policy/model.js';
+import { secretFilesFor } from '../../policy/build.js';
+import type { Placement } from '../../shareability/placement.js';
+import type { GuardFile } from '../../records/guard-file.js';
 
 /**
  * What one host is given: its domain's enabled servers, the loadouts of the lanes it serves

@@ -1,8 +1,8 @@
 import type { CryptoKey } from 'jose';
-import { admitLane } from '../auth/admission.js';
-import { type LaneClaims, verifyLaneToken } from '../auth/tokens.js';
-import { LanegateError } from '../errors.js';
-import type { Policy } from '../policy/model.js';
+import { admitLane } from '../../auth/admission.js';
+import { type LaneClaims, verifyLaneToken } from '../../auth/tokens.js';
+import { LanegateError } from '../../errors.js';
+import type { Policy } from '../../policy/model.js';
 
 const MAX_CACHED = 10_000;
 

@@ -1,11 +1,11 @@
-import type { Policy } from '../policy/model.js';
-import type { GuardFile } from '../records/guard-file.js';
-import { Ledger, ledgerFile } from '../records/ledger.js';
-import { type RecordProblem, recordsDir, sweepTemps } from '../records/atomic.js';
-import { currentRow, readVerdicts, type VerdictFile, type VerdictRow, writeVerdicts } from '../records/verdicts.js';
-import { identityOf } from '../shareability/launch-identity.js';
-import type { Placement } from '../shareability/placement.js';
-import { buildReview, type ReviewRow } from '../shareability/review.js';
+import type { Policy } from '../../policy/model.js';
+import type { GuardFile } from '../../records/guard-file.js';
+import { Ledger, ledgerFile } from '../../records/ledger.js';
+import { type RecordProblem, recordsDir, sweepTemps } from '../../records/atomic.js';
+import { currentRow, readVerdicts, type VerdictFile, type VerdictRow, writeVerdicts } from '../../records/verdicts.js';
+import { identityOf } from '../../shareability/launch-identity.js';
+import type { Placement } from '../../shareability/placement.js';
+import { buildReview, type ReviewRow } from '../../shareability/review.js';
 
 /**
  * Everything the gate decides from, held by the front (the single writer of records): launch

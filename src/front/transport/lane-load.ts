@@ -1,4 +1,4 @@
-import type { Limits } from '../policy/model.js';
+import type { Limits } from '../../policy/model.js';
 
 export type LoadKind = 'requests' | 'streams';
 

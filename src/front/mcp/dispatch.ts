@@ -1,15 +1,15 @@
-import { lastsUntilOperatorActs } from '../link/absence.js';
-import { type AbsenceCode, META } from '../link/protocol.js';
-import type { Policy } from '../policy/model.js';
-import { route } from '../routing/route.js';
-import { CALLER_META } from '../link/config.js';
-import { isListMethod, LIST_FIELDS } from '../link/lists.js';
-import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
+import { lastsUntilOperatorActs } from '../../link/absence.js';
+import { type AbsenceCode, META } from '../../link/protocol.js';
+import type { Policy } from '../../policy/model.js';
+import { route } from '../../routing/route.js';
+import { CALLER_META } from '../../link/config.js';
+import { isListMethod, LIST_FIELDS } from '../../link/lists.js';
+import { ERR, RpcFailure, type RpcRequest } from '../../rpc/jsonrpc.js';
 import type { Catalog } from './catalog.js';
 import type { Logger } from 'pino';
 import { paramsProblem, text } from './param-checks.js';
-import type { Era } from '../upstream/conn.js';
-import { bareResult, prefixedParams } from '../naming/bare.js';
+import type { Era } from '../../upstream/conn.js';
+import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 
 export interface DispatchDeps {

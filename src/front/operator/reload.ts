@@ -1,8 +1,8 @@
-import { LINK } from '../link/protocol.js';
-import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
-import { loadPolicy } from '../policy/load.js';
-import { formatProblem } from '../policy/problem.js';
-import type { Gateway } from './gateway.js';
+import { LINK } from '../../link/protocol.js';
+import { keyRetirements, loadPublicKeys } from '../../auth/keys.js';
+import { loadPolicy } from '../../policy/load.js';
+import { formatProblem } from '../../policy/problem.js';
+import type { Gateway } from '../gateway.js';
 
 export interface ReloadResult {
   ok: boolean;

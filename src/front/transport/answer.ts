@@ -1,10 +1,10 @@
-import { paramHeadersOf } from '../link/param-headers.js';
+import { paramHeadersOf } from '../../link/param-headers.js';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
+import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { type CallStream, withCallToken } from './call-streams.js';
-import type { ParkedCall } from './mrtr.js';
-import { type Dispatched, dispatch } from './dispatch.js';
+import type { ParkedCall } from '../mcp/mrtr.js';
+import { type Dispatched, dispatch } from '../mcp/dispatch.js';
 import { type McpHttpDeps, rpcErrorData, withTraceOf } from './http-deps.js';
 
 const STREAMABLE = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);

@@ -1,12 +1,12 @@
-import { type Absence, META } from '../link/protocol.js';
-import type { Policy } from '../policy/model.js';
-import { hostsForLane } from '../routing/route.js';
-import { CALLER_META } from '../link/config.js';
-import { LIST_FIELDS, type ListMethod } from '../link/lists.js';
-import { RpcFailure } from '../rpc/jsonrpc.js';
-import type { Era } from '../upstream/conn.js';
+import { type Absence, META } from '../../link/protocol.js';
+import type { Policy } from '../../policy/model.js';
+import { hostsForLane } from '../../routing/route.js';
+import { CALLER_META } from '../../link/config.js';
+import { LIST_FIELDS, type ListMethod } from '../../link/lists.js';
+import { RpcFailure } from '../../rpc/jsonrpc.js';
+import type { Era } from '../../upstream/conn.js';
 
-export type { Absence } from '../link/protocol.js';
+export type { Absence } from '../../link/protocol.js';
 
 export interface Listing {
   items: Record<string, unknown>[];

@@ -1,5 +1,5 @@
-import type { Gateway } from './gateway.js';
-import { hostProcesses } from './host-processes.js';
+import type { Gateway } from '../gateway.js';
+import { hostProcesses } from '../hosts/host-processes.js';
 
 /** Gauges are read at scrape time: processes by placement, sessions, hosts, lanes seen lately. */
 export const refreshGauges = async (gw: Pick<Gateway, 'hosts' | 'metrics' | 'sessions' | 'lastSeen'>): Promise<void> => {

@@ -1,6 +1,6 @@
-import type { ReviewRow } from '../shareability/review.js';
-import type { Gateway } from './gateway.js';
-import { hostProcesses } from './host-processes.js';
+import type { ReviewRow } from '../../shareability/review.js';
+import type { Gateway } from '../gateway.js';
+import { hostProcesses } from '../hosts/host-processes.js';
 
 /**
  * The review rows with what only the running gateway knows (`known`: the hosts' processes, when the

@@ -3,9 +3,9 @@
  * one we serve, the standard Mcp-Method / Mcp-Name headers must agree with the body, and methods
  * the revision removed answer 404 + -32601. Errors use the spec's codes and HTTP statuses.
  */
-import { decodeHeaderValue, mismatch, type Rejection } from '../link/param-headers.js';
+import { decodeHeaderValue, mismatch, type Rejection } from '../../link/param-headers.js';
 
-export { checkParamHeaders, decodeHeaderValue, HEADER_MISMATCH, type Rejection } from '../link/param-headers.js';
+export { checkParamHeaders, decodeHeaderValue, HEADER_MISMATCH, type Rejection } from '../../link/param-headers.js';
 export const MODERN_REVISIONS = ['2026-07-28'];
 export const UNSUPPORTED_VERSION = -32022;
 

@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
-import type { DispatchDeps } from './dispatch.js';
+import type { DispatchDeps } from '../mcp/dispatch.js';
 import type { LaneAuth } from './auth.js';
 import type { CallStreams } from './call-streams.js';
-import type { ClientRequests } from './client-requests.js';
+import type { ClientRequests } from '../mcp/client-requests.js';
 import type { Rejection } from './modern-checks.js';
-import type { Mrtr } from './mrtr.js';
-import type { Sessions } from './sessions.js';
+import type { Mrtr } from '../mcp/mrtr.js';
+import type { Sessions } from '../mcp/sessions.js';
 import type { LaneLoad } from './lane-load.js';
 import type { FairShare } from './fair-share.js';
 

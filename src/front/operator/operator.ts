@@ -1,7 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { keysDir } from '../auth/keys.js';
+import { keysDir } from '../../auth/keys.js';
 
 /**
  * The operator token guards /metrics, /api and /dashboard. The front stores and holds only its

@@ -1,4 +1,4 @@
-import { LINK } from '../link/protocol.js';
+import { LINK } from '../../link/protocol.js';
 import type { HostManager } from './hosts.js';
 
 /** A child process as its host reports it. */

@@ -1,6 +1,6 @@
-import type { Policy } from '../policy/model.js';
-import { remedyForAbsence } from '../link/absence.js';
-import type { Absence } from '../link/protocol.js';
+import type { Policy } from '../../policy/model.js';
+import { remedyForAbsence } from '../../link/absence.js';
+import type { Absence } from '../../link/protocol.js';
 import { searchCatalog } from './catalog-search.js';
 
 /** Names the gateway itself serves in every lane's catalog. The prefix "lanegate" is reserved. */

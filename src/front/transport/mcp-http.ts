@@ -6,17 +6,17 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { isLanegateError } from '../errors.js';
-import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
-import { isListMethod } from '../link/lists.js';
-import { barePrefix, FRONT_CAPABILITIES } from './dispatch.js';
-import { prefixedParams } from '../naming/bare.js';
+import { isLanegateError } from '../../errors.js';
+import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
+import { isListMethod } from '../../link/lists.js';
+import { barePrefix, FRONT_CAPABILITIES } from '../mcp/dispatch.js';
+import { prefixedParams } from '../../naming/bare.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom } from './answer.js';
 import { listen } from './listen.js';
-import { RECENT_ABSENT_MS } from './catalog.js';
-import type { LaneClaims } from '../auth/tokens.js';
+import { RECENT_ABSENT_MS } from '../mcp/catalog.js';
+import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
 import { boundedBody, hold, takeTurn } from './request-gate.js';
 

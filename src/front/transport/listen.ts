@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { randomUUID } from 'node:crypto';
-import { ERR, type RpcRequest } from '../rpc/jsonrpc.js';
-import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from './resource-holders.js';
+import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
+import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from '../mcp/resource-holders.js';
 import type { McpHttpDeps } from './http-deps.js';
-import type { ListenFilter } from './sessions.js';
-import type { LaneClaims } from '../auth/tokens.js';
+import type { ListenFilter } from '../mcp/sessions.js';
+import type { LaneClaims } from '../../auth/tokens.js';
 
 /**
  * `subscriptions/listen` (2026-07-28): an SSE stream that first acknowledges the honored subset of

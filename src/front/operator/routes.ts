@@ -1,0 +1,82 @@
+import { Hono } from 'hono';
+import { readTrust } from '../../records/trust-file.js';
+import type { Gateway } from '../gateway.js';
+import { hostProcesses } from '../hosts/host-processes.js';
+import { type DashboardView, renderDashboard, renderLogin } from './dashboard-html.js';
+import { DashboardSessions } from './dashboard-sessions.js';
+import { refreshGauges } from './gauges.js';
+import { operatorTokenMatches } from './operator.js';
+import { gatewayStatus } from './status-api.js';
+
+/** The operator plane: health and readiness (open), metrics, the API and the dashboard (operator token). */
+export const operatorRoutes = (gw: Gateway, operatorHash: Buffer): Hono => {
+  const app = new Hono();
+  app.get('/healthz', (c) => c.json({ ok: true }));
+  app.get('/readyz', (c) => {
+    const running = new Set(gw.hosts.running());
+    const missing = gw.sharedHostKeys().filter((k) => !running.has(k));
+    return c.json({ ready: missing.length === 0, missingHosts: missing }, missing.length === 0 ? 200 : 503);
+  });
+  app.get('/metrics', async (c) => {
+    if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.text('operator token required\n', 401);
+    await refreshGauges(gw);
+    return c.text(await gw.metrics.registry.metrics(), 200, { 'content-type': gw.metrics.registry.contentType });
+  });
+  const dash = new DashboardSessions();
+  // The operator API takes the operator token, or a dashboard browser session; a state-changing
+  // request from the browser must also carry a custom header (no cross-site form can set one).
+  app.use('/api/*', async (c, next) => {
+    const bearer = operatorTokenMatches(c.req.header('authorization'), operatorHash);
+    const browser = dash.valid(c.req.header('cookie')) && (c.req.method === 'GET' || c.req.header('x-lanegate-csrf') === '1');
+    if (!bearer && !browser) return c.json({ error: 'operator token required' }, 401);
+    await next();
+  });
+  app.get('/dashboard', async (c) => {
+    if (!dash.valid(c.req.header('cookie'))) return c.html(renderLogin(), 401);
+    const lanes = Object.values(gw.policy.lanes).map((l) => {
+      const seen = gw.lastSeen.get(l.name);
+      return {
+        name: l.name,
+        servers: l.servers,
+        enabled: l.enabled,
+        catalog: l.catalog,
+        sessions: gw.sessions.countOf(l.name),
+        ...(seen ? { lastSeen: seen } : {}),
+      };
+    });
+    const refusals = Object.entries(gw.guard.servers)
+      .filter(([, g]) => g.status === 'refused')
+      .flatMap(([server, g]) => g.findings.slice(0, 3).map((f) => ({ server, tool: f.item, finding: f.finding, matched: f.matched })));
+    let trust: DashboardView['trust'];
+    try {
+      trust = readTrust(gw.policy.gateway.stateDir);
+    } catch (e) {
+      trust = { error: e instanceof Error ? e.message : 'records/trust.json is unreadable' };
+    }
+    return c.html(
+      renderDashboard({ rows: await gw.liveReview(), lanes, refusals, measure: gw.evaluator.progress, trust, now: Date.now() }),
+    );
+  });
+  app.post('/dashboard/login', async (c) => {
+    const form = await c.req.parseBody();
+    const token = typeof form.token === 'string' ? form.token.trim() : '';
+    if (!operatorTokenMatches(`Bearer ${token}`, operatorHash)) {
+      gw.metrics.authRefused.inc({ code: 'dashboard_login' });
+      return c.html(renderLogin('That is not the operator token.'), 401);
+    }
+    return c.body(null, 303, { location: '/dashboard', 'set-cookie': dash.cookie(dash.create()) });
+  });
+  app.get('/api/servers', async (c) => c.json({ servers: await gw.liveReview() }));
+  app.get('/api/status', async (c) => c.json(await gatewayStatus(gw)));
+  app.post('/api/measure', (c) => c.json(gw.evaluator.startUncapped(), 202));
+  app.post('/api/reload', async (c) => {
+    const r = await gw.reload();
+    return c.json(r, r.ok ? 200 : 422);
+  });
+  app.get('/api/measure', (c) => c.json(gw.evaluator.progress));
+  app.get('/api/processes', async (c) => {
+    const hosts = await hostProcesses(gw.hosts, 5000);
+    return c.json({ front: process.pid, hosts: Object.fromEntries(hosts.map((h) => [h.key, { pid: h.pid, children: h.children }])) });
+  });
+  return app;
+};
