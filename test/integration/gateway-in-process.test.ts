@@ -27,7 +27,7 @@ lanes:
   it('serves each lane its loadout over HTTP, calls reach the real upstream, the poisoned server is withheld', async () => {
     const one = await g.token('one');
     const list = await modernPost(g.url, one, 1, 'tools/list');
-    const names = ((list.json?.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
+    const names = ((list.json?.result as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((t) => t.name);
     assert.ok(names.includes('fix_echo') && names.includes('own_echo'), names.join());
     assert.ok(!names.some((n) => n.startsWith('bad_')), 'the guard withheld bad');
     const r = await modernPost(g.url, one, 2, 'tools/call', { name: 'own_echo', arguments: { text: 'in process' } });

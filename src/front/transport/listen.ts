@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { KEEP_ALIVE_MS, pumpSse } from './sse-pump.js';
 import { randomUUID } from 'node:crypto';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from '../mcp/resource-holders.js';
@@ -83,16 +84,15 @@ export const listen = (
       return;
     }
     try {
-      for (let guard = 0; guard < 10_000_000 && !stream.aborted && !revoked; guard += 1) {
-        while (queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(queue.shift()) });
-        let keepAlive: NodeJS.Timeout | undefined;
-        const timedOut = await new Promise<boolean>((r) => {
-          wakeUp = () => r(false);
-          keepAlive = setTimeout(() => r(true), 25_000);
-        });
-        clearTimeout(keepAlive);
-        if (timedOut && queue.length === 0) await stream.write(': keep-alive\n\n');
-      }
+      await pumpSse(stream, {
+        queue,
+        arm: (w) => {
+          wakeUp = w;
+          if (queue.length > 0 || revoked) w();
+        },
+        after: () => (revoked ? null : undefined),
+        keepAliveMs: KEEP_ALIVE_MS,
+      });
     } finally {
       stop();
       if (granted.length > 0) void changeResources(dl, lane, granted, false);

@@ -6,16 +6,15 @@ import {
 } from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
+import { KEEP_ALIVE_MS, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { isListMethod } from '../../link/lists.js';
-import { barePrefix, FRONT_CAPABILITIES } from '../mcp/dispatch.js';
-import { prefixedParams } from '../../naming/bare.js';
-import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, type Rejection } from './modern-checks.js';
+import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
+import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom } from './answer.js';
 import { listen } from './listen.js';
-import { RECENT_ABSENT_MS } from '../mcp/catalog.js';
 import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
 import { boundedBody, hold, takeTurn } from './request-gate.js';
@@ -222,20 +221,19 @@ export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> =
     };
     session.streams.add(sink);
     stream.onAbort(() => sink.close());
-    while (open && !stream.aborted) {
-      while (queue.length > 0) {
-        const m = queue.shift();
-        await stream.writeSSE({ event: 'message', data: JSON.stringify(m) });
-      }
-      let keepAlive: NodeJS.Timeout | undefined;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        keepAlive = setTimeout(resolve, 25_000);
+    try {
+      await pumpSse(stream, {
+        queue,
+        arm: (w) => {
+          wake = w;
+          if (queue.length > 0 || !open) w();
+        },
+        after: () => (open ? undefined : null),
+        keepAliveMs: KEEP_ALIVE_MS,
       });
-      clearTimeout(keepAlive);
-      if (queue.length === 0 && open) await stream.write(': keep-alive\n\n');
+    } finally {
+      session.streams.delete(sink);
     }
-    session.streams.delete(sink);
   });
 };
 
