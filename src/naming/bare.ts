@@ -1,4 +1,4 @@
-import { prefixName, prefixUri } from './prefix.js';
+import { addPrefix, targetOf, withTarget } from './anatomy.js';
 
 /**
  * `naming: bare` for a lane whose loadout is exactly one server: the lane sees that server's own
@@ -27,20 +27,8 @@ export const bareResult = (method: string, result: Record<string, unknown>, pref
 
 /** Inbound: the bare name a lane used becomes the prefixed name the gateway routes. Gateway tools stay as they are. */
 export const prefixedParams = (method: string, params: Record<string, unknown>, prefix: string): Record<string, unknown> => {
-  if ((method === 'tools/call' || method === 'prompts/get') && typeof params.name === 'string' && !params.name.startsWith('lanegate_')) {
-    return { ...params, name: prefixName(prefix, params.name) };
-  }
-  if (
-    (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe') &&
-    typeof params.uri === 'string'
-  ) {
-    return { ...params, uri: prefixUri(prefix, params.uri) };
-  }
-  if (method === 'completion/complete') {
-    const ref = params.ref as { type?: string; name?: string; uri?: string } | undefined;
-    if (ref?.type === 'ref/prompt' && typeof ref.name === 'string')
-      return { ...params, ref: { ...ref, name: prefixName(prefix, ref.name) } };
-    if (ref?.type === 'ref/resource' && typeof ref.uri === 'string') return { ...params, ref: { ...ref, uri: prefixUri(prefix, ref.uri) } };
-  }
-  return params;
+  const t = targetOf(method, params);
+  if (!t || (t.kind === 'name' && (t.value === '' || t.value.startsWith('lanegate_'))) || (t.kind === 'uri' && t.value === ''))
+    return params;
+  return withTarget(method, params, addPrefix(t, prefix));
 };

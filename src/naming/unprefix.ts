@@ -1,4 +1,4 @@
-import { splitPrefixed, splitPrefixedUri } from './prefix.js';
+import { splitPrefix, targetOf, withTarget } from './anatomy.js';
 
 type Params = Record<string, unknown>;
 
@@ -9,21 +9,8 @@ type Params = Record<string, unknown>;
  * name carries none (the caller refuses it as outside the lane's catalog).
  */
 export const unprefixRequest = (method: string, params: Params): { prefix: string | undefined; params: Params } | undefined => {
-  if (method === 'tools/call' || method === 'prompts/get') {
-    const parts = splitPrefixed(typeof params.name === 'string' ? params.name : '');
-    return { prefix: parts?.prefix, params: { ...params, name: parts?.rest } };
-  }
-  if (method === 'completion/complete') {
-    const ref = (params.ref ?? {}) as { type?: string; name?: string; uri?: string };
-    const byUri = ref.type === 'ref/resource';
-    const parts = byUri
-      ? splitPrefixedUri(typeof ref.uri === 'string' ? ref.uri : '')
-      : splitPrefixed(typeof ref.name === 'string' ? ref.name : '');
-    return { prefix: parts?.prefix, params: { ...params, ref: byUri ? { ...ref, uri: parts?.rest } : { ...ref, name: parts?.rest } } };
-  }
-  if (method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe') {
-    const parts = splitPrefixedUri(typeof params.uri === 'string' ? params.uri : '');
-    return { prefix: parts?.prefix, params: { ...params, uri: parts?.rest } };
-  }
-  return undefined;
+  const t = targetOf(method, params) ?? (method === 'completion/complete' ? { kind: 'name' as const, value: '' } : undefined);
+  if (!t) return undefined;
+  const parts = splitPrefix(t);
+  return { prefix: parts?.prefix, params: withTarget(method, params, parts?.rest) };
 };

@@ -9,6 +9,7 @@ import type { Catalog } from './catalog.js';
 import type { Logger } from 'pino';
 import { paramsProblem, text } from './param-checks.js';
 import type { Era } from '../../upstream/conn.js';
+import { targetOf } from '../../naming/anatomy.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 
@@ -176,17 +177,11 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     const field = LIST_FIELDS[req.method];
     return { status: 200, result: { [field]: listing.items } };
   }
-  const ref = req.method === 'completion/complete' ? (params.ref as { type?: string; name?: string; uri?: string } | undefined) : undefined;
-  const byUri =
-    req.method === 'resources/read' ||
-    req.method === 'resources/subscribe' ||
-    req.method === 'resources/unsubscribe' ||
-    ref?.type === 'ref/resource';
-  const byName = req.method === 'tools/call' || req.method === 'prompts/get' || ref?.type === 'ref/prompt';
-  if (!byUri && !byName) return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
-  const target = text(ref ? (byUri ? ref.uri : ref.name) : byUri ? params.uri : params.name);
+  const t = targetOf(req.method, params);
+  if (!t) return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
+  const target = t.value;
   const policy = d.policy();
-  const r = route(policy, lane, target, byUri ? 'uri' : 'name');
+  const r = route(policy, lane, target, t.kind);
   if (!r.ok) {
     return { status: 403, error: { code: ERR.notInCatalog, message: `"${target.slice(0, 200)}" is not in this lane's catalog` } };
   }

@@ -11,7 +11,7 @@ import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { isListMethod } from '../../link/lists.js';
 import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
-import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN, } from './modern-checks.js';
+import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom } from './answer.js';
 import { listen } from './listen.js';

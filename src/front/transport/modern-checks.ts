@@ -4,6 +4,7 @@
  * the revision removed answer 404 + -32601. Errors use the spec's codes and HTTP statuses.
  */
 import { decodeHeaderValue, mismatch, type Rejection } from '../../link/param-headers.js';
+import { targetOf } from '../../naming/anatomy.js';
 
 export { checkParamHeaders, decodeHeaderValue, HEADER_MISMATCH, type Rejection } from '../../link/param-headers.js';
 export const MODERN_REVISIONS = ['2026-07-28'];
@@ -19,10 +20,11 @@ export const REMOVED_IN_MODERN = new Set([
   'notifications/initialized',
 ]);
 
+/** The name the Mcp-Name header must mirror: a tools/call or prompts/get name, a resources/read URI. */
 const nameSource = (method: string, params: Record<string, unknown>): string | undefined => {
-  if (method === 'tools/call' || method === 'prompts/get') return typeof params.name === 'string' ? params.name : undefined;
-  if (method === 'resources/read') return typeof params.uri === 'string' ? params.uri : undefined;
-  return undefined;
+  if (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read') return undefined;
+  const t = targetOf(method, params);
+  return t && typeof (t.kind === 'uri' ? params.uri : params.name) === 'string' ? t.value : undefined;
 };
 
 export const checkRevision = (revision: string | undefined): Rejection | undefined =>
