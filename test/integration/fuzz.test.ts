@@ -163,6 +163,11 @@ describe('fuzz: malformed requests never crash the front, never 5xx, never cost 
     const sessions: string[] = [];
     const statuses = new Map<number, number>();
     const failures: string[] = [];
+    /** The front's JS heap in use, as its /metrics reports it (prom-client's process metrics). */
+    const heapUsed = async (): Promise<number> => {
+      const m = await fetch(gw.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
+      return Number(/^nodejs_heap_size_used_bytes (\d+)/m.exec(await m.text())?.[1] ?? Number.NaN);
+    };
     const quiet = async (i: number): Promise<void> => {
       const res = await modernPost(gw.url, tb, i, 'tools/call', { name: 'fix_echo', arguments: { text: `quiet ${i}` } });
       if (res.status !== 200 || textOf(res.json?.result ?? {}) !== `quiet ${i}`)
@@ -206,6 +211,7 @@ describe('fuzz: malformed requests never crash the front, never 5xx, never cost 
     for (let i = 0; i < 300; i += 1) await one(makeCase(r, { good: ta, bad }, sessions), i);
     if (process.env.FUZZ_HEAP) await heapSnapshot(gw.pid, process.env.FUZZ_HEAP);
     const rss0 = rssKb(gw.pid);
+    const heap0 = await heapUsed();
     const CONCURRENCY = 8;
     let next = 300;
     await Promise.all(
@@ -220,17 +226,22 @@ describe('fuzz: malformed requests never crash the front, never 5xx, never cost 
     // V8 gives memory back when its isolate goes idle (the memory reducer): sample until it settles.
     // A light call a second keeps allocation (and so collection) going while it settles.
     let rss1 = rssKb(gw.pid);
-    for (let i = 0; i < 45 && rss1 - rss0 >= 20 * 1024; i += 1) {
+    let heap1 = await heapUsed();
+    for (let i = 0; i < 45 && (rss1 - rss0 >= 20 * 1024 || heap1 - heap0 >= 8 * 2 ** 20); i += 1) {
       await new Promise((res) => setTimeout(res, 1000));
       await quiet(REQUESTS + 1 + i);
       rss1 = Math.min(rss1, rssKb(gw.pid));
+      heap1 = Math.min(heap1, await heapUsed());
     }
     if (process.env.FUZZ_HEAP) await heapSnapshot(gw.pid, process.env.FUZZ_HEAP);
     t.diagnostic(`statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])))}`);
     t.diagnostic(`front RSS ${Math.round(rss0 / 1024)} MB after warm-up, ${Math.round(rss1 / 1024)} MB after ${REQUESTS} requests`);
+    t.diagnostic(`front JS heap used ${(heap0 / 2 ** 20).toFixed(1)} MB after warm-up, ${(heap1 / 2 ** 20).toFixed(1)} MB after`);
     assert.deepEqual(failures.slice(0, 10), []);
     assert.equal(gw.proc.exitCode, null, 'the front is still running');
-    assert.ok(rss1 - rss0 < 20 * 1024, `front RSS grew by ${Math.round((rss1 - rss0) / 1024)} MB`);
+    // A leak shows in the JS heap; resident memory also moves with the allocator, so it gets a wider bound.
+    assert.ok(heap1 - heap0 < 8 * 2 ** 20, `front JS heap grew by ${((heap1 - heap0) / 2 ** 20).toFixed(1)} MB`);
+    assert.ok(rss1 - rss0 < 40 * 1024, `front RSS grew by ${Math.round((rss1 - rss0) / 1024)} MB`);
     await quiet(REQUESTS);
     assert.deepEqual(failures, []);
   });

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 
 /**
  * The front's Prometheus metrics (prom-client: a kept library with histograms done right).
@@ -6,6 +6,12 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
  */
 export class Metrics {
   readonly registry = new Registry();
+
+  constructor() {
+    // The process metrics every Node service exposes (resident memory, heap, event-loop lag, GC).
+    collectDefaultMetrics({ register: this.registry });
+  }
+
   readonly calls = new Counter({
     name: 'lanegate_calls_total',
     help: 'tools/call, prompts/get and resources/read forwarded, by upstream and lane',
