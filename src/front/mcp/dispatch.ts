@@ -1,17 +1,16 @@
 import { lastsUntilOperatorActs } from '../../link/absence.js';
 import { type AbsenceCode, META } from '../../link/protocol.js';
 import type { Policy } from '../../policy/model.js';
-import { route } from '../../routing/route.js';
 import { CALLER_META } from '../../link/config.js';
-import { isListMethod, LIST_FIELDS } from '../../link/lists.js';
+import { LIST_FIELDS } from '../../link/lists.js';
 import { ERR, RpcFailure, type RpcRequest } from '../../rpc/jsonrpc.js';
 import type { Catalog } from './catalog.js';
 import type { Logger } from 'pino';
-import { paramsProblem, text } from './param-checks.js';
+import { paramsProblem } from './param-checks.js';
 import type { Era } from '../../upstream/conn.js';
-import { targetOf } from '../../naming/anatomy.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
-import { CALL_TOOL, laneStatus, SEARCH_TOOL, STATUS_TOOL, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
+import { laneStatus, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
+import { type Plan, planRequest } from './plan.js';
 
 export interface DispatchDeps {
   policy: () => Policy;
@@ -60,8 +59,6 @@ export const FRONT_CAPABILITIES = {
   completions: {},
   logging: {},
 };
-
-const CALL_TIMEOUT_FLOOR_MS = 5_000;
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -142,50 +139,43 @@ export const barePrefix = (policy: Policy, lane: string): string | undefined => 
 
 const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
   const params = req.params ?? {};
-  if (req.method === 'ping') return { status: 200, result: {} };
-  if (req.method === 'logging/setLevel') return { status: 200, result: {} };
-  const mode = d.policy().lanes[lane]?.catalog ?? 'full';
-  if (req.method === 'tools/list') {
-    if (mode === 'search') return { status: 200, result: { tools: searchTools } };
-    const listing = await d.catalog.list(lane, 'tools/list', d.era);
-    return { status: 200, result: { tools: [...listing.items, statusTool] } };
-  }
-  if (req.method === 'tools/call') {
-    const name = text(params.name);
-    const args = (params.arguments ?? {}) as Record<string, unknown>;
-    if (name === STATUS_TOOL) {
+  const plan = planRequest(d.policy(), lane, req.method, params);
+  switch (plan.kind) {
+    case 'answer':
+      return { status: 200, result: {} };
+    case 'search-tools':
+      return { status: 200, result: { tools: searchTools } };
+    case 'list': {
+      const listing = await d.catalog.list(lane, plan.method, d.era);
+      return { status: 200, result: { [LIST_FIELDS[plan.method]]: plan.withStatus ? [...listing.items, statusTool] : listing.items } };
+    }
+    case 'status': {
       const listing = await d.catalog.list(lane, 'tools/list', d.era);
       return { status: 200, result: toolText(laneStatus(d.policy(), lane, listing.items, listing.absent, d.drift(), d.escalated(lane))) };
     }
-    if (mode === 'search' && name === SEARCH_TOOL) {
+    case 'search': {
       const listing = await d.catalog.list(lane, 'tools/list', d.era);
-      const limit = Math.min(25, Math.max(1, Number(args.limit ?? 8) || 8));
-      return { status: 200, result: searchResult([...listing.items, statusTool], text(args.query), limit) };
+      return { status: 200, result: searchResult([...listing.items, statusTool], plan.query, plan.limit) };
     }
-    if (mode === 'search' && name === CALL_TOOL) {
-      const inner = text(args.name);
-      const problem = paramsProblem('tools/call', { name: inner, arguments: args.arguments });
-      if (problem) return { status: 200, result: toolText(`${CALL_TOOL}: ${problem}`, true) };
-      if (inner === CALL_TOOL || inner === SEARCH_TOOL)
-        return { status: 200, result: toolText(`${inner} cannot be called through ${CALL_TOOL}`, true) };
-      const innerArgs = (args.arguments ?? {}) as Record<string, unknown>;
-      return dispatchNamed(d, lane, { ...req, params: { ...params, name: inner, arguments: innerArgs } });
-    }
+    case 'tool-error':
+      return { status: 200, result: toolText(plan.text, true) };
+    case 'call-through':
+      return dispatchNamed(d, lane, { ...req, params: { ...params, name: plan.name, arguments: plan.arguments } });
+    case 'not-found':
+      return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
+    case 'refuse':
+      return { status: 403, error: { code: ERR.notInCatalog, message: `"${plan.target.slice(0, 200)}" is not in this lane's catalog` } };
+    case 'forward':
+      return forward(d, lane, req, plan);
   }
-  if (isListMethod(req.method)) {
-    const listing = await d.catalog.list(lane, req.method, d.era);
-    const field = LIST_FIELDS[req.method];
-    return { status: 200, result: { [field]: listing.items } };
-  }
-  const t = targetOf(req.method, params);
-  if (!t) return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
-  const target = t.value;
-  const policy = d.policy();
-  const r = route(policy, lane, target, t.kind);
-  if (!r.ok) {
-    return { status: 403, error: { code: ERR.notInCatalog, message: `"${target.slice(0, 200)}" is not in this lane's catalog` } };
-  }
-  const timeout = Math.max(CALL_TIMEOUT_FLOOR_MS, (policy.servers[r.server]?.callTimeoutMs ?? 60_000) + 2_000);
+};
+
+/** A request the planner routed to a host: sent with the caller block, observed, its failures made readable. */
+const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Extract<Plan, { kind: 'forward' }>): Promise<Dispatched> => {
+  const params = req.params ?? {};
+  const r = { server: plan.server, hostKey: plan.hostKey };
+  const target = plan.target;
+  const timeout = plan.timeoutMs;
   const started = process.hrtime.bigint();
   const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
   try {
