@@ -54,6 +54,10 @@ export interface VerifierOptions {
  * `iat`, `sub`, `jti` are required. The error detail names the failed check, never the token.
  */
 export const verifyLaneToken = async (token: string, o: VerifierOptions): Promise<LaneClaims> => {
+  // One token, one spelling: base64url has spare bits in its last character, and a decoder that
+  // ignores them would accept several strings for one signature.
+  if (!token.split('.').every((part) => Buffer.from(part, 'base64url').toString('base64url') === part))
+    throw new LanegateError('auth_invalid', 'token is not in canonical base64url');
   try {
     let kid: string | undefined;
     const { payload } = await jwtVerify(

@@ -19,7 +19,7 @@ import { type HostLauncher, HostManager } from './hosts/hosts.js';
 import { Metrics } from './operator/metrics.js';
 import { Sessions } from './mcp/sessions.js';
 import { CallStreams } from './transport/call-streams.js';
-import { ClientRequests } from './mcp/client-requests.js';
+import { ClientRequests, reachLane } from './mcp/client-requests.js';
 import { Mrtr } from './mcp/mrtr.js';
 import { type GuardFile, readGuard } from '../records/guard-file.js';
 import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } from './operator/record-events.js';
@@ -36,6 +36,9 @@ const LIST_OF: Record<string, ListMethod[]> = {
   'notifications/prompts/list_changed': ['prompts/list'],
   'notifications/resources/list_changed': ['resources/list', 'resources/templates/list'],
 };
+
+/** How long a client may take to send a whole request. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface GatewayOptions {
   policy: Policy;
@@ -170,14 +173,8 @@ export class Gateway {
       return Promise.reject(new RpcFailure({ code: ERR.invalidParams, message: 'refused' }));
     }
     const inner = String(params.method ?? '');
-    return this.clientRequests.ask(
-      lane,
-      inner,
-      (params.params ?? {}) as Record<string, unknown>,
-      (msg) =>
-        this.streams.deliver(lane, undefined, msg, true) ||
-        this.streams.deliverInput(lane, msg as { id: string; method: string; params: Record<string, unknown> }) ||
-        this.sessions.notifyLane(lane, msg),
+    return this.clientRequests.ask(lane, inner, (params.params ?? {}) as Record<string, unknown>, (msg) =>
+      reachLane(this.streams, this.sessions, lane, msg, true),
     );
   }
 
@@ -256,7 +253,12 @@ export class Gateway {
       });
       this.server.once('error', reject);
     });
-    (this.server as unknown as { maxConnections: number }).maxConnections = g.limits.connections;
+    const server = this.server as unknown as { maxConnections: number; requestTimeout: number; headersTimeout: number };
+    server.maxConnections = g.limits.connections;
+    // A request (headers and body) must arrive within 30 s: a client trickling a body cannot hold a
+    // connection of the shared pool for node's default 5 minutes. Responses (SSE) are not limited.
+    server.requestTimeout = REQUEST_TIMEOUT_MS;
+    server.headersTimeout = Math.min(server.headersTimeout, REQUEST_TIMEOUT_MS);
     await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
     // A budgeted pass measures what has never been measured; it changes placements at the next host start.
     setTimeout(() => void this.evaluator.budgeted(), 200).unref();

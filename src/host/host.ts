@@ -22,7 +22,7 @@ import { ChildFrames } from './child-frames.js';
 import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
 import { isListMethod, LIST_FIELDS, type ListMethod } from '../link/lists.js';
-import { prefixItems } from './surface.js';
+import { prefixItems, prefixResultUris } from './surface.js';
 import { inScope } from '../shareability/scope.js';
 import { escalateLane, listedIn, processesOf } from './lane-moves.js';
 
@@ -306,7 +306,8 @@ export class Host {
     const tracked = this.progress.track(lane, meta?.progressToken);
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
     try {
-      return await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
+      const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
+      return prefixResultUris(method, slot.config.prefix, result);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });

@@ -38,3 +38,29 @@ export const prefixItems = (
   }
   return { ok: true, items: out };
 };
+
+/**
+ * URIs inside a result, in the lane's names: a resources/read's contents and a tool's resource
+ * links and embedded resources carry the upstream's own URIs; a lane reads them back under the
+ * server's prefix. Everything else of the result is passed as it came. Pure.
+ */
+export const prefixResultUris = (method: string, prefix: string, result: Record<string, unknown>): Record<string, unknown> => {
+  const uri = (v: unknown): unknown => (typeof v === 'string' && v.length > 0 ? prefixUri(prefix, v) : v);
+  if (method === 'resources/read' && Array.isArray(result.contents))
+    return { ...result, contents: (result.contents as Item[]).map((c) => ({ ...c, uri: uri(c.uri) })) };
+  if (method === 'tools/call' && Array.isArray(result.content)) {
+    const touched = (result.content as Item[]).some((c) => c.type === 'resource_link' || c.type === 'resource');
+    if (!touched) return result;
+    return {
+      ...result,
+      content: (result.content as Item[]).map((c) =>
+        c.type === 'resource_link'
+          ? { ...c, uri: uri(c.uri) }
+          : c.type === 'resource' && c.resource && typeof c.resource === 'object'
+            ? { ...c, resource: { ...(c.resource as Item), uri: uri((c.resource as Item).uri) } }
+            : c,
+      ),
+    };
+  }
+  return result;
+};

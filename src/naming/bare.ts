@@ -22,6 +22,18 @@ export const bareResult = (method: string, result: Record<string, unknown>, pref
   if (method === 'resources/read' && Array.isArray(result.contents)) {
     return { ...result, contents: (result.contents as Record<string, unknown>[]).map((c) => ({ ...c, uri: strip(c.uri, u) })) };
   }
+  if (method === 'tools/call' && Array.isArray(result.content)) {
+    return {
+      ...result,
+      content: (result.content as Record<string, unknown>[]).map((c) =>
+        c.type === 'resource_link'
+          ? { ...c, uri: strip(c.uri, u) }
+          : c.type === 'resource' && c.resource && typeof c.resource === 'object'
+            ? { ...c, resource: { ...(c.resource as Record<string, unknown>), uri: strip((c.resource as Record<string, unknown>).uri, u) } }
+            : c,
+      ),
+    };
+  }
   return result;
 };
 

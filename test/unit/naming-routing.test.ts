@@ -129,3 +129,29 @@ describe('routing', () => {
     assert.equal(hostKeyFor(policy, 'mail', 'b'), 'mail@b');
   });
 });
+
+describe('URIs inside results are in the lane names', () => {
+  it('a resources/read and the resource links of a tool result come back under the prefix, and bare lanes see them bare', async () => {
+    const { prefixResultUris } = await import('../../src/host/surface.js');
+    const { bareResult } = await import('../../src/naming/bare.js');
+    const read = prefixResultUris('resources/read', 'every', { contents: [{ uri: 'demo://r/1', text: 'x' }] });
+    assert.deepEqual(read, { contents: [{ uri: 'every+demo://r/1', text: 'x' }] });
+    const call = prefixResultUris('tools/call', 'every', {
+      content: [
+        { type: 'text', text: 'see' },
+        { type: 'resource_link', uri: 'demo://r/2', name: 'r2' },
+        { type: 'resource', resource: { uri: 'demo://r/3', text: 'y' } },
+      ],
+    });
+    assert.deepEqual(
+      (call.content as { uri?: string; resource?: { uri: string } }[]).map((c) => c.uri ?? c.resource?.uri),
+      [undefined, 'every+demo://r/2', 'every+demo://r/3'],
+    );
+    assert.deepEqual(bareResult('tools/call', call, 'every').content, [
+      { type: 'text', text: 'see' },
+      { type: 'resource_link', uri: 'demo://r/2', name: 'r2' },
+      { type: 'resource', resource: { uri: 'demo://r/3', text: 'y' } },
+    ]);
+    assert.deepEqual(bareResult('resources/read', read, 'every'), { contents: [{ uri: 'demo://r/1', text: 'x' }] });
+  });
+});

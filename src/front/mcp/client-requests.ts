@@ -1,7 +1,13 @@
 import { ERR, RpcFailure } from '../../rpc/jsonrpc.js';
+import type { CallStreams } from '../transport/call-streams.js';
+import type { Sessions } from './sessions.js';
+
+/** Who may answer: the sessions the request reached, or the 2026-07-28 call it was put to (MODERN_CALL). */
+export const MODERN_CALL = '\u0000modern-call';
 
 interface Waiting {
   lane: string;
+  holders: readonly string[];
   resolve: (r: Record<string, unknown>) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
@@ -9,8 +15,9 @@ interface Waiting {
 
 /**
  * Requests an upstream makes of a lane's client (sampling, elicitation, roots), relayed on the
- * stream of that lane's call (or its GET stream). The answer is accepted only from the same lane:
- * ids are gateway-made and unguessable, and another lane's POST of that id is ignored.
+ * stream of that lane's call (or its GET stream). The answer is accepted only from a holder the
+ * request reached (the session of that call, or the sessions whose GET stream carried it): ids are
+ * gateway-made and unguessable, and another session's or lane's POST of that id is ignored.
  */
 export class ClientRequests {
   private readonly waiting = new Map<string, Waiting>();
@@ -20,7 +27,7 @@ export class ClientRequests {
     lane: string,
     method: string,
     params: Record<string, unknown>,
-    deliver: (msg: Record<string, unknown>) => boolean,
+    deliver: (msg: Record<string, unknown>) => readonly string[] | undefined,
     timeoutMs = 300_000,
   ): Promise<Record<string, unknown>> {
     const id = `lg-${this.next++}-${Math.random().toString(36).slice(2, 10)}`;
@@ -29,8 +36,11 @@ export class ClientRequests {
         this.waiting.delete(id);
         reject(new RpcFailure({ code: ERR.timeout, message: `the lane did not answer ${method}` }));
       }, timeoutMs);
-      this.waiting.set(id, { lane, resolve, reject, timer });
-      if (!deliver({ jsonrpc: '2.0', id, method, params })) {
+      const w: Waiting = { lane, holders: [], resolve, reject, timer };
+      this.waiting.set(id, w);
+      const holders = deliver({ jsonrpc: '2.0', id, method, params });
+      if (holders) w.holders = holders;
+      else {
         clearTimeout(timer);
         this.waiting.delete(id);
         reject(new RpcFailure({ code: ERR.methodNotFound, message: `lane has no open stream on which to ask ${method}` }));
@@ -38,11 +48,18 @@ export class ClientRequests {
     });
   }
 
-  /** A JSON-RPC response POSTed by a lane. Returns whether it answered one of its own requests. */
-  answer(lane: string, msg: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } }): boolean {
+  /**
+   * A JSON-RPC response from `holder` of `lane` (a session; MODERN_CALL for a 2026-07-28 retry's
+   * inputResponses). Returns whether it answered a request that reached that holder.
+   */
+  answer(
+    lane: string,
+    holder: string,
+    msg: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } },
+  ): boolean {
     const id = typeof msg.id === 'string' ? msg.id : undefined;
     const w = id === undefined ? undefined : this.waiting.get(id);
-    if (!w || w.lane !== lane || id === undefined) return false;
+    if (!w || w.lane !== lane || id === undefined || !w.holders.includes(holder)) return false;
     this.waiting.delete(id);
     clearTimeout(w.timer);
     if (msg.error) w.reject(new RpcFailure({ code: msg.error.code, message: msg.error.message }));
@@ -50,3 +67,24 @@ export class ClientRequests {
     return true;
   }
 }
+
+/**
+ * Puts an upstream's request to a lane's client: on the lane's legacy call in flight (its session
+ * may answer), else as input for its 2026-07-28 call (answered by that call's retry, when allowed),
+ * else on the lane's GET streams (those sessions may answer). Returns who may answer, or undefined
+ * when nothing of the lane is open.
+ */
+export const reachLane = (
+  streams: CallStreams,
+  sessions: Sessions,
+  lane: string,
+  msg: Record<string, unknown>,
+  modernInput: boolean,
+): readonly string[] | undefined => {
+  const call = streams.deliverTo(lane, undefined, msg, true);
+  if (call) return call.holder !== undefined ? [call.holder] : [];
+  if (modernInput && streams.deliverInput(lane, msg as { id: string; method: string; params: Record<string, unknown> }))
+    return [MODERN_CALL];
+  const reached = sessions.notifyLaneSessions(lane, msg);
+  return reached.length > 0 ? reached : undefined;
+};

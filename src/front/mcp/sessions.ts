@@ -157,17 +157,20 @@ export class Sessions {
 
   /** Sends on every GET stream of the lane; returns whether any stream took it. */
   notifyLane(lane: string, msg: Record<string, unknown>): boolean {
-    let sent = false;
+    return this.notifyLaneSessions(lane, msg).length > 0;
+  }
+
+  /** As notifyLane; returns the sessions whose GET stream carried it (they alone may answer a request). */
+  notifyLaneSessions(lane: string, msg: Record<string, unknown>): string[] {
+    const reached: string[] = [];
     const wanted = LISTEN_METHODS[String(msg.method)];
     if (wanted) for (const l of this.listeners) if (l.lane === lane && l.filter[wanted]) l.send(msg);
     for (const s of this.byId.values()) {
-      if (s.lane !== lane) continue;
-      for (const st of s.streams) {
-        st.send(msg);
-        sent = true;
-      }
+      if (s.lane !== lane || s.streams.size === 0) continue;
+      for (const st of s.streams) st.send(msg);
+      reached.push(s.id);
     }
-    return sent;
+    return reached;
   }
 
   count(): number {

@@ -1,4 +1,6 @@
+import type { IncomingMessage } from 'node:http';
 import { Hono } from 'hono';
+import { readBody } from '../transport/body.js';
 import { readTrust } from '../../records/trust-file.js';
 import type { Gateway } from '../gateway.js';
 import { hostProcesses } from '../hosts/host-processes.js';
@@ -7,6 +9,9 @@ import { DashboardSessions } from './dashboard-sessions.js';
 import { refreshGauges } from './gauges.js';
 import { operatorTokenMatches } from './operator.js';
 import { gatewayStatus } from './status-api.js';
+
+/** The sign-in form: one field holding the operator token. */
+const LOGIN_FORM_MAX = 4096;
 
 /** The operator plane: health and readiness (open), metrics, the API and the dashboard (operator token). */
 export const operatorRoutes = (gw: Gateway, operatorHash: Buffer): Hono => {
@@ -58,8 +63,13 @@ export const operatorRoutes = (gw: Gateway, operatorHash: Buffer): Hono => {
     );
   });
   app.post('/dashboard/login', async (c) => {
-    const form = await c.req.parseBody();
-    const token = typeof form.token === 'string' ? form.token.trim() : '';
+    // Anyone may knock here, so the form is read with a small cap (a token is under 100 bytes).
+    const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+    const declared = Number(c.req.header('content-length') ?? '0');
+    if (!incoming || declared > LOGIN_FORM_MAX) return c.text('form too large\n', 413, { connection: 'close' });
+    const body = await readBody(incoming, LOGIN_FORM_MAX, LOGIN_FORM_MAX);
+    if (!body.ok) return c.text('form too large\n', 413, { connection: 'close' });
+    const token = (new URLSearchParams(body.text).get('token') ?? '').trim();
     if (!operatorTokenMatches(`Bearer ${token}`, operatorHash)) {
       gw.metrics.authRefused.inc({ code: 'dashboard_login' });
       return c.html(renderLogin('That is not the operator token.'), 401);

@@ -6,6 +6,7 @@ import type { ParkedCall } from '../mcp/mrtr.js';
 import { type CallStream, withCallToken } from './call-streams.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { pumpSse } from './sse-pump.js';
+import { MODERN_CALL } from '../mcp/client-requests.js';
 const wake = (s: CallStream): Promise<void> =>
   new Promise<void>((r) => {
     s.wake = r;
@@ -54,6 +55,7 @@ export const answerModern = async (
       const r = responses[k];
       d.clientRequests.answer(
         lane,
+        MODERN_CALL,
         r ? { id, result: r } : { id, error: { code: ERR.invalidParams, message: `no input response for ${k}` } },
       );
     }
@@ -93,7 +95,7 @@ export const answerModern = async (
     // If the lane never retries, its upstream call must not hang on unanswered questions.
     const requestState = d.mrtr.park({ lane, callKey, done, stream: s, pending }, () => {
       for (const id of pending.values())
-        d.clientRequests.answer(lane, { id, error: { code: ERR.timeout, message: 'the lane did not retry in time' } });
+        d.clientRequests.answer(lane, MODERN_CALL, { id, error: { code: ERR.timeout, message: 'the lane did not retry in time' } });
     });
     return { jsonrpc: '2.0', id: req.id, result: { resultType: 'input_required', inputRequests, requestState } };
   };

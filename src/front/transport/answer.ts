@@ -3,6 +3,7 @@ import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { pumpSse } from './sse-pump.js';
 import { answerModern } from './answer-modern.js';
+import { reachLane } from '../mcp/client-requests.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { withCallToken } from './call-streams.js';
 import { type Dispatched, dispatch } from '../mcp/dispatch.js';
@@ -36,11 +37,8 @@ const dispatchLegacy = async (d: McpHttpDeps, lane: string, req: RpcRequest): Pr
     const inputs = (r.result.inputRequests ?? {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
     const entries = await Promise.all(
       Object.entries(inputs).map(async ([k, v]) => {
-        const answer = await d.clientRequests.ask(
-          lane,
-          v.method,
-          v.params ?? {},
-          (msg) => d.streams.deliver(lane, undefined, msg, true) || d.sessions.notifyLane(lane, msg),
+        const answer = await d.clientRequests.ask(lane, v.method, v.params ?? {}, (msg) =>
+          reachLane(d.streams, d.sessions, lane, msg, false),
         );
         return [k, answer] as const;
       }),
@@ -141,6 +139,7 @@ export const answer = async (
     typeof token === 'string' || typeof token === 'number' ? token : undefined,
     session !== undefined,
     wantsLogs,
+    session,
   );
   const done = dispatchLegacy(d, lane, withCallToken(req, s)).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);

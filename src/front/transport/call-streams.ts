@@ -14,6 +14,8 @@ export interface CallStream {
   readonly laneToken?: string | number;
   /** A modern (2026-07-28) call cannot carry server-to-client requests (MRTR instead). */
   readonly legacy: boolean;
+  /** The session of a legacy call: the only one that may answer a request sent on its stream. */
+  readonly holder?: string;
   /** Log lines go only to calls that asked for them (a legacy session, or a modern logLevel in _meta). */
   readonly logs: boolean;
   /** Server-to-client requests waiting to be turned into input_required (modern calls). */
@@ -34,7 +36,7 @@ export class CallStreams {
   private next = 1;
 
   /** Opens a call's stream; `laneToken` is the progress token the lane chose, if any. */
-  start(lane: string, laneToken: string | number | undefined, legacy = true, logs = legacy): CallStream {
+  start(lane: string, laneToken: string | number | undefined, legacy = true, logs = legacy, holder?: string): CallStream {
     let resolve: () => void = () => undefined;
     const first = new Promise<void>((r) => {
       resolve = r;
@@ -44,6 +46,7 @@ export class CallStreams {
       ...(laneToken !== undefined ? { token: `lgf-${this.next++}`, laneToken } : {}),
       legacy,
       logs,
+      ...(holder !== undefined ? { holder } : {}),
       queue: [],
       inputs: [],
       first,
@@ -89,12 +92,17 @@ export class CallStreams {
    * to the lane's most recent call in flight. Returns false when no call of the lane is open.
    */
   deliver(lane: string, token: string | number | undefined, msg: Record<string, unknown>, legacyOnly = false): boolean {
+    return this.deliverTo(lane, token, msg, legacyOnly) !== undefined;
+  }
+
+  /** As deliver; returns the call stream that took it. */
+  deliverTo(lane: string, token: string | number | undefined, msg: Record<string, unknown>, legacyOnly = false): CallStream | undefined {
     let target: CallStream | undefined;
     for (const s of this.open) {
       if (s.lane !== lane || (legacyOnly && !s.legacy) || (msg.method === 'notifications/message' && !s.logs)) continue;
       if (token !== undefined ? s.token === token : true) target = s;
     }
-    if (!target) return false;
+    if (!target) return undefined;
     const params = msg.params as Record<string, unknown> | undefined;
     // Progress goes back under the token the lane chose for this call.
     target.queue.push(
@@ -103,7 +111,7 @@ export class CallStreams {
         : msg,
     );
     target.wake();
-    return true;
+    return target;
   }
 }
 

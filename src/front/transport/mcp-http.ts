@@ -181,7 +181,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
   if (outcome.reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
-  if (outcome.reason === 'response') d.clientRequests.answer(lane, body as { id?: unknown });
+  if (outcome.reason === 'response') d.clientRequests.answer(lane, sid, body as { id?: unknown });
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
   const full = await takeTurn(c, d, lane);
   if (full) return full;

@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { EVERYTHING, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { legacySession } from '../helpers/mcp.js';
+import { sseMessages } from '../helpers/sse.js';
+
+/** Findings of a black-box attack on the running gateway, each kept fixed by a test. */
+describe('attack regressions', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  every: { prefix: every, domain: public, stdio: { command: node, args: ["${EVERYTHING}", "stdio"] } }
+lanes:
+  research: { servers: [every] }
+`);
+  });
+  after(async () => gw.stop());
+
+  it('the dashboard sign-in reads a small form only: a large body is refused with 413, unauthenticated, without buffering it', async () => {
+    const big = 'token=' + 'a'.repeat(8 * 1024 * 1024);
+    const r = await fetch(`${gw.origin}/dashboard/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: big,
+    }).catch((e: Error) => ({ status: 0, statusText: e.message }));
+    assert.equal(r.status, 413);
+    const wrong = await fetch(`${gw.origin}/dashboard/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=nope',
+      redirect: 'manual',
+    });
+    assert.equal(wrong.status, 401, 'a normal sign-in attempt is still judged');
+  });
+
+  it("only the session a server-to-client request reached may answer it; another session's answer is ignored", async () => {
+    const token = await gw.token('research');
+    const a = await legacySession(gw.url, token, { sampling: {} });
+    const b = await legacySession(gw.url, token, { sampling: {} });
+    const call = await fetch(gw.url, {
+      method: 'POST',
+      headers: a,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'tools/call',
+        params: { name: 'every_trigger-sampling-request', arguments: { prompt: 'hello', maxTokens: 10 } },
+      }),
+    });
+    const next = sseMessages(call);
+    const ask = await next();
+    assert.equal(ask.method, 'sampling/createMessage');
+    const answer = (text: string) => ({
+      jsonrpc: '2.0',
+      id: ask.id,
+      result: { role: 'assistant', content: { type: 'text', text }, model: 'm', stopReason: 'endTurn' },
+    });
+    await fetch(gw.url, { method: 'POST', headers: b, body: JSON.stringify(answer('FROM-SESSION-B')) });
+    await fetch(gw.url, { method: 'POST', headers: a, body: JSON.stringify(answer('FROM-SESSION-A')) });
+    const final = await next();
+    assert.equal(final.id, 9);
+    assert.match(JSON.stringify(final.result), /FROM-SESSION-A/);
+    assert.doesNotMatch(JSON.stringify(final.result), /FROM-SESSION-B/);
+  });
+});
