@@ -1,4 +1,3 @@
-import { absenceOfError } from '../link/absence.js';
 import { checkParamHeaders } from '../link/param-headers.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 export type { HostOut } from '../link/protocol.js';
@@ -21,8 +20,9 @@ import { readCaller } from './caller.js';
 import { ChildFrames } from './child-frames.js';
 import { fetchSurface } from './surface-fetch.js';
 import { upstreamParams } from './upstream-params.js';
-import { isListMethod, LIST_FIELDS, type ListMethod } from '../link/lists.js';
-import { prefixItems, prefixResultUris } from './surface.js';
+import { isListMethod, type ListMethod } from '../link/lists.js';
+import { prefixResultUris } from './surface.js';
+import { listForLane } from './list.js';
 import { inScope } from '../shareability/scope.js';
 import { escalateLane, listedIn, processesOf } from './lane-moves.js';
 
@@ -176,40 +176,18 @@ export class Host {
     });
   }
 
-  private async list(method: ListMethod, lane: string, era: Era): Promise<Params> {
+  private list(method: ListMethod, lane: string, era: Era): Promise<Params> {
     this.refreshTrust();
-    const field = LIST_FIELDS[method];
-    const absent: Absence[] = [];
-    const lists = await Promise.all(
-      this.slotsOfLane(lane).map(async (slot) => {
-        const name = slot.config.name;
-        try {
-          const surface = await this.vettedSurface(slot, lane, era);
-          const why = this.unavailable(name);
-          if (why) {
-            absent.push({ server: name, ...why });
-            return [];
-          }
-          const items = (surface[field] as Params[] | undefined) ?? [];
-          const r = prefixItems(method, slot.config.prefix, items);
-          if (!r.ok) {
-            const reason = `refused: ${r.detail}`;
-            this.refused.set(name, reason);
-            this.log.error(
-              { event: 'upstream_refused', server: name, layer: 'structural', detail: escapeUntrusted(r.detail) },
-              `REFUSED upstream "${name}": ${escapeUntrusted(r.detail)}`,
-            );
-            absent.push({ server: name, code: 'collision', reason });
-            return [];
-          }
-          return r.items;
-        } catch (e) {
-          absent.push({ server: name, ...absenceOfError(e) });
-          return [];
-        }
-      }),
+    return listForLane(
+      {
+        slots: this.slotsOfLane(lane),
+        surface: (slot) => this.vettedSurface(slot, lane, era),
+        unavailable: (server) => this.unavailable(server),
+        refuse: (server, reason) => this.refused.set(server, reason),
+        log: this.log,
+      },
+      method,
     );
-    return { [field]: lists.flat(), _meta: { [META.absent]: absent } };
   }
 
   /** Why an upstream is withheld right now (guard, name collision or drift), with the remedy. */
