@@ -1,7 +1,11 @@
 import { LanegateError } from '../errors.js';
 import type { ServerConfig } from '../policy/model.js';
-import { ERR, RpcFailure, type RpcMessage, type RpcNotification, type RpcResponse } from '../rpc/jsonrpc.js';
+import { RpcEndpoint } from '../rpc/endpoint.js';
+import { ERR, type Id, RpcFailure, type RpcMessage } from '../rpc/jsonrpc.js';
 import { CLIENT_CAPABILITIES, CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type UpstreamEvents } from './conn.js';
+
+/** The longest a POST may take; each request's own timeout is kept by the protocol layer. */
+const REQUEST_LIMIT_MS = 15 * 60_000;
 
 const SECRET_REF = /\{secret:([A-Z][A-Z0-9_]*)\}/g;
 
@@ -18,33 +22,29 @@ export const expandHeaders = (
     ]),
   );
 
-/** Reads one JSON-RPC response (and any notifications before it) from a JSON or SSE body. */
-const readResponse = async (res: Response, onNote: (n: RpcNotification) => void): Promise<RpcResponse | undefined> => {
+/** Every JSON-RPC message of a POST's answer, in order: one JSON body, or the events of an SSE stream. */
+const messagesOf = async (res: Response, each: (m: RpcMessage) => void): Promise<void> => {
   const type = res.headers.get('content-type') ?? '';
-  if (type.includes('application/json')) return (await res.json()) as RpcResponse;
-  if (!type.includes('text/event-stream') || !res.body) return undefined;
+  if (type.includes('application/json')) {
+    each((await res.json()) as RpcMessage);
+    return;
+  }
+  if (!type.includes('text/event-stream') || !res.body) return;
   const decoder = new TextDecoder();
   let buf = '';
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     buf += decoder.decode(chunk, { stream: true });
-    let sep = buf.indexOf('\n\n');
-    while (sep >= 0) {
-      const event = buf.slice(0, sep);
-      buf = buf.slice(sep + 2);
-      const data = event
+    for (let sep = buf.indexOf('\n\n'); sep >= 0; sep = buf.indexOf('\n\n')) {
+      const data = buf
+        .slice(0, sep)
         .split('\n')
         .filter((l) => l.startsWith('data:'))
         .map((l) => l.slice(5).trimStart())
         .join('\n');
-      if (data) {
-        const msg = JSON.parse(data) as RpcMessage;
-        if ('method' in msg && !('id' in msg)) onNote(msg as RpcNotification);
-        else if (!('method' in msg)) return msg as RpcResponse;
-      }
-      sep = buf.indexOf('\n\n');
+      buf = buf.slice(sep + 2);
+      if (data) each(JSON.parse(data) as RpcMessage);
     }
   }
-  return undefined;
 };
 
 /**
@@ -62,10 +62,12 @@ export const connectHttp = async (
   const url = lane ? server.transport.url.replaceAll('{lane}', lane) : server.transport.url;
   const base = expandHeaders(server.transport.headers, secrets, lane);
   let sessionId: string | undefined;
-  let nextId = 1;
   let closed = false;
 
-  const post = async (body: RpcMessage, timeoutMs: number, signal?: AbortSignal): Promise<Response> => {
+  /** The POST of each request still waiting, so an abandoned request's exchange is dropped. */
+  const exchanges = new Map<Id, AbortController>();
+
+  const post = async (body: RpcMessage, timeoutMs: number, cancel?: AbortSignal): Promise<Response> => {
     const headers: Record<string, string> = {
       ...base,
       'content-type': 'application/json',
@@ -79,10 +81,9 @@ export const connectHttp = async (
         method: 'POST',
         headers,
         body: JSON.stringify(body),
-        signal: signal ? AbortSignal.any([limit, signal]) : limit,
+        signal: cancel ? AbortSignal.any([limit, cancel]) : limit,
       });
     } catch (e) {
-      if (signal?.aborted) throw new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' });
       const timedOut = e instanceof Error && e.name === 'TimeoutError';
       throw new RpcFailure({
         code: timedOut ? ERR.timeout : ERR.unavailable,
@@ -91,34 +92,48 @@ export const connectHttp = async (
     }
   };
 
-  const request = async (
-    method: string,
-    params: Record<string, unknown> | undefined,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<Record<string, unknown>> => {
-    if (closed) throw new RpcFailure({ code: ERR.unavailable, message: 'connection closed' });
-    const id = nextId++;
-    // Cancellation propagates: the request is aborted and the backend is told to stop the work.
-    signal?.addEventListener(
-      'abort',
-      () => void post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id } }, 5_000).catch(() => undefined),
-      { once: true },
-    );
-    const res = await post({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }, timeoutMs, signal);
+  // The protocol layer (correlation, timeouts, cancellation, the backend's own requests) is the
+  // one LinePeer uses; here each message goes out as a POST and every message of its answer
+  // (a JSON body or an SSE stream) comes back in through receive().
+  const endpoint: RpcEndpoint = new RpcEndpoint(
+    async (msg) => {
+      const id = 'id' in msg && 'method' in msg ? (msg.id as Id) : undefined;
+      const ac = id === undefined ? undefined : new AbortController();
+      if (id !== undefined && ac) exchanges.set(id, ac);
+      try {
+        await exchange(msg, id, ac?.signal);
+      } finally {
+        if (id !== undefined) exchanges.delete(id);
+      }
+    },
+    {
+      onNotification: (n) => ev.onNotification(n),
+      onRequest: (r) => ev.onServerRequest(r),
+      onAbandon: (id) => exchanges.get(id)?.abort(),
+      endReason: 'HTTP upstream connection closed',
+    },
+  );
+
+  /** One message out as a POST, every message of its answer back in; a request left unanswered fails. */
+  const exchange = async (msg: RpcMessage, id: Id | undefined, cancel: AbortSignal | undefined): Promise<void> => {
+    const res = await post(msg, id === undefined ? 10_000 : REQUEST_LIMIT_MS, cancel);
     if (res.status === 404 && sessionId) {
       closed = true;
+      endpoint.close('backend session expired');
       ev.onExit('backend session expired');
       throw new RpcFailure({ code: ERR.unavailable, message: 'backend session expired' });
     }
-    if (!res.ok) throw new RpcFailure({ code: ERR.unavailable, message: `HTTP upstream answered ${res.status}` });
+    if (!res.ok && res.status !== 202) throw new RpcFailure({ code: ERR.unavailable, message: `HTTP upstream answered ${res.status}` });
     const sid = res.headers.get('mcp-session-id');
     if (sid) sessionId = sid;
-    const msg = await readResponse(res, ev.onNotification);
-    if (!msg) throw new RpcFailure({ code: ERR.internal, message: 'HTTP upstream sent no response' });
-    if (msg.error) throw new RpcFailure(msg.error);
-    return msg.result ?? {};
+    await messagesOf(res, (m) => endpoint.receive(m)).catch(() => undefined);
+    if (id !== undefined && endpoint.isPending(id)) throw new RpcFailure({ code: ERR.internal, message: 'HTTP upstream sent no response' });
   };
+
+  const request = (method: string, params: Record<string, unknown> | undefined, timeoutMs: number, signal?: AbortSignal) =>
+    closed
+      ? Promise.reject(new RpcFailure({ code: ERR.unavailable, message: 'connection closed' }))
+      : endpoint.request(method, params, timeoutMs, signal);
 
   const r = await request(
     'initialize',
@@ -138,10 +153,11 @@ export const connectHttp = async (
       ...(typeof r.instructions === 'string' ? { instructions: r.instructions } : {}),
     },
     request,
-    notify: (method, params) => void post({ jsonrpc: '2.0', method, ...(params ? { params } : {}) }, 10_000).catch(() => undefined),
+    notify: (method, params) => endpoint.notify(method, params),
     stop: async () => {
       if (closed) return;
       closed = true;
+      endpoint.close('stopped');
       if (sessionId) {
         await fetch(url, { method: 'DELETE', headers: { ...base, 'mcp-session-id': sessionId }, signal: AbortSignal.timeout(3000) }).catch(
           () => undefined,

@@ -1,0 +1,174 @@
+import {
+  ERR,
+  type Id,
+  isNotification,
+  isRequest,
+  isResponse,
+  type RpcMessage,
+  type RpcNotification,
+  type RpcRequest,
+  RpcFailure,
+} from './jsonrpc.js';
+
+export interface PeerHandlers {
+  /** `signal` aborts when the peer cancels this request (notifications/cancelled). */
+  onRequest?: (req: RpcRequest, signal: AbortSignal) => Promise<Record<string, unknown>> | Record<string, unknown>;
+  onNotification?: (n: RpcNotification) => void;
+  onProtocolError?: (detail: string) => void;
+  /** What a pending request is told when the peer's output ends (e.g. "upstream process exited"). */
+  endReason?: string;
+  /** A request of ours ended without an answer (cancelled or timed out): a transport may drop its exchange. */
+  onAbandon?: (id: Id) => void;
+}
+
+interface Pending {
+  resolve: (r: Record<string, unknown>) => void;
+  reject: (e: Error) => void;
+  timer?: NodeJS.Timeout;
+}
+
+/**
+ * The JSON-RPC protocol layer, whatever carries the messages: correlation of responses to
+ * requests, timeouts, cancellation both ways (notifications/cancelled), answering the peer's
+ * requests, and failing every pending request at once when the link closes. A transport gives it
+ * a way to send and calls `receive` for each message it gets (NDJSON lines over stdio in
+ * LinePeer, POST bodies and SSE events in the HTTP upstream client).
+ */
+export class RpcEndpoint {
+  private nextId = 1;
+  private readonly pending = new Map<Id, Pending>();
+  /** Requests the peer sent us that are still being answered, cancellable by the peer. */
+  private readonly incoming = new Map<Id, AbortController>();
+  private closed = false;
+  private closeReason = 'link closed';
+
+  constructor(
+    /** Sends one message. A rejection for a request fails that request (e.g. an HTTP error). */
+    private readonly transmit: (msg: RpcMessage) => void | Promise<void>,
+    private readonly handlers: PeerHandlers = {},
+  ) {}
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  request(method: string, params?: Record<string, unknown>, timeoutMs = 60_000, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: this.closeReason }));
+    if (signal?.aborted) return Promise.reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      const p: Pending = { resolve, reject };
+      if (signal) {
+        // Cancellation propagates: the peer is told, and stops the work if it can.
+        const onAbort = (): void => {
+          if (!this.pending.delete(id)) return;
+          if (p.timer) clearTimeout(p.timer);
+          this.notify('notifications/cancelled', { requestId: id, reason: 'cancelled by the caller' });
+          this.handlers.onAbandon?.(id);
+          reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
+      if (timeoutMs > 0) {
+        p.timer = setTimeout(() => {
+          this.pending.delete(id);
+          this.handlers.onAbandon?.(id);
+          reject(new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms` }));
+        }, timeoutMs);
+      }
+      this.pending.set(id, p);
+      this.sendRequest(id, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+    });
+  }
+
+  /** Whether a request of ours still waits for its answer. */
+  isPending(id: Id): boolean {
+    return this.pending.has(id);
+  }
+
+  notify(method: string, params?: Record<string, unknown>): void {
+    if (!this.closed) this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+  }
+
+  /** Sends at once, in order (a notification sent before a request arrives before it). */
+  send(msg: RpcMessage): void {
+    if (this.closed) return;
+    try {
+      const sent = this.transmit(msg);
+      if (sent instanceof Promise) sent.catch(() => undefined);
+    } catch {
+      // A transport that cannot send has closed or will: the close path fails what is pending.
+    }
+  }
+
+  private sendRequest(id: Id, msg: RpcMessage): void {
+    let sent: void | Promise<void>;
+    try {
+      sent = this.transmit(msg);
+    } catch (e) {
+      sent = Promise.reject(e);
+    }
+    if (sent instanceof Promise)
+      sent.catch((e: unknown) => {
+        const p = this.pending.get(id);
+        if (!p) return;
+        this.pending.delete(id);
+        if (p.timer) clearTimeout(p.timer);
+        p.reject(e instanceof RpcFailure ? e : new RpcFailure({ code: ERR.unavailable, message: 'could not send the request' }));
+      });
+  }
+
+  close(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.closeReason = reason;
+    for (const [, p] of this.pending) {
+      if (p.timer) clearTimeout(p.timer);
+      p.reject(new RpcFailure({ code: ERR.unavailable, message: reason }));
+    }
+    this.pending.clear();
+  }
+
+  /** One message from the peer: a response settles its request, a request is answered, a notification is handed on. */
+  receive(msg: RpcMessage): void {
+    if (typeof msg !== 'object' || msg === null) {
+      this.handlers.onProtocolError?.('not a JSON-RPC object');
+      return;
+    }
+    if (isResponse(msg)) {
+      const p = msg.id === null ? undefined : this.pending.get(msg.id);
+      if (!p || msg.id === null) return;
+      this.pending.delete(msg.id);
+      if (p.timer) clearTimeout(p.timer);
+      if (msg.error) p.reject(new RpcFailure(msg.error));
+      else p.resolve(msg.result ?? {});
+    } else if (isRequest(msg)) {
+      void this.answer(msg);
+    } else if (isNotification(msg)) {
+      if (msg.method === 'notifications/cancelled') {
+        const rid = (msg.params as { requestId?: Id } | undefined)?.requestId;
+        if (rid !== undefined) this.incoming.get(rid)?.abort();
+      }
+      this.handlers.onNotification?.(msg);
+    }
+  }
+
+  private async answer(req: RpcRequest): Promise<void> {
+    const h = this.handlers.onRequest;
+    if (!h) {
+      this.send({ jsonrpc: '2.0', id: req.id, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } });
+      return;
+    }
+    const ac = new AbortController();
+    this.incoming.set(req.id, ac);
+    try {
+      const result = await h(req, ac.signal);
+      if (!ac.signal.aborted) this.send({ jsonrpc: '2.0', id: req.id, result });
+    } catch (e) {
+      const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: e instanceof Error ? e.message : 'internal error' };
+      if (!ac.signal.aborted) this.send({ jsonrpc: '2.0', id: req.id, error: rpc });
+    } finally {
+      this.incoming.delete(req.id);
+    }
+  }
+}
