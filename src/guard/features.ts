@@ -154,7 +154,8 @@ const isParamField = (v: VisibleString): boolean => v.parameter !== undefined;
 export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: ReadonlySet<string>): Feature[] => {
   const c = collector();
   const item = strings[0]?.item ?? '';
-  const description = normalise(strings.find((v) => v.field === 'description' || v.field === 'instructions')?.text ?? '');
+  const rawDescription = strings.find((v) => v.field === 'description' || v.field === 'instructions')?.text ?? '';
+  const description = normalise(rawDescription);
   const purpose = `${nameWords(item)} ${firstSentence(description)}`;
   const purposeSensitive = PURPOSE_SENSITIVE.test(purpose);
 
@@ -209,7 +210,6 @@ export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: 
   if (QUIETLY.test(all)) c.add('manner:quiet', 'description', QUIETLY.exec(all)?.[0] ?? '');
   if (BCC.test(all) && /[\w.+-]+@[\w-]+\.[a-z]{2,}/i.test(all))
     c.add('flow:bcc', 'description', sentences(all).find((x) => BCC.test(x)) ?? '');
-  const rawDescription = strings.find((v) => v.field === 'description' || v.field === 'instructions')?.text ?? '';
   const notice = FAKE_NOTICE.exec(rawDescription);
   if (notice) c.add('steer:fake-notice', 'description', sentences(rawDescription).find((x) => FAKE_NOTICE.test(x)) ?? notice[0]);
   const shouts = (description.match(SHOUT) ?? []).length;

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
-import { type Log, liteLogger } from '../log/lite.js';
+import { type Log, liteLogger, logsArePretty } from '../log/lite.js';
 import { LinePeer } from '../rpc/peer.js';
 import { launchStdio } from '../upstream/stdio-child.js';
 import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
@@ -103,9 +103,7 @@ export const runHost = async (): Promise<void> => {
   delete process.env[HOST_CONFIG_ENV];
   const cfg = JSON.parse(raw) as HostConfig;
   // JSON lines from a few-line logger; pino (and its pretty printer) only for a terminal.
-  const pretty =
-    process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
-  const log: Log = pretty ? (await import('../log/logger.js')).createLogger(`host:${cfg.key}`) : liteLogger(`host:${cfg.key}`);
+  const log: Log = logsArePretty() ? (await import('../log/logger.js')).createLogger(`host:${cfg.key}`) : liteLogger(`host:${cfg.key}`);
   const served = serveHost(cfg, { input: process.stdin, output: process.stdout }, log);
 
   let stopping = false;

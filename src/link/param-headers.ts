@@ -59,8 +59,9 @@ export const checkParamHeaders = (
 };
 
 /** The Mcp-Param-* headers of a request, names lower-cased. */
-export const paramHeadersOf = (headers: Record<string, string>): Record<string, string> => {
+export const paramHeadersOf = (headers: Readonly<Record<string, string | string[] | undefined>>): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(headers)) if (k.toLowerCase().startsWith('mcp-param-')) out[k.toLowerCase()] = v;
+  for (const [k, v] of Object.entries(headers))
+    if (typeof v === 'string' && k.toLowerCase().startsWith('mcp-param-')) out[k.toLowerCase()] = v;
   return out;
 };

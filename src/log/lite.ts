@@ -10,6 +10,10 @@ export interface Log {
   error(obj: object, msg?: string): void;
 }
 
+/** Pretty logs on a terminal, JSON lines otherwise (LANEGATE_LOG_FORMAT=json|pretty decides). */
+export const logsArePretty = (): boolean =>
+  process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
+
 const LEVELS = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Number.POSITIVE_INFINITY } as const;
 type Level = keyof typeof LEVELS;
 

@@ -1,5 +1,6 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { createRequire } from 'node:module';
+import { logsArePretty } from './lite.js';
 import { maskTokens, REDACT_PATHS } from './redact.js';
 
 export { maskTokens } from './redact.js';
@@ -16,9 +17,7 @@ export { maskTokens } from './redact.js';
  * this thread: no transport worker).
  */
 const destination = (): DestinationStream => {
-  const pretty =
-    process.env.LANEGATE_LOG_FORMAT !== 'json' && (process.env.LANEGATE_LOG_FORMAT === 'pretty' || process.stderr.isTTY === true);
-  if (!pretty) return pino.destination({ fd: 2, sync: false });
+  if (!logsArePretty()) return pino.destination({ fd: 2, sync: false });
   // Loaded only for a terminal: a host or a front logging JSON never pays for it.
   const { PinoPretty } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   return PinoPretty({ destination: 2, colorize: true, translateTime: 'HH:MM:ss.l', ignore: 'hostname', sync: true });

@@ -45,7 +45,7 @@ export class RpcEndpoint {
   constructor(
     /** Sends one message. A rejection for a request fails that request (e.g. an HTTP error). */
     private readonly transmit: (msg: RpcMessage) => void | Promise<void>,
-    private readonly handlers: PeerHandlers = {},
+    protected readonly handlers: PeerHandlers = {},
   ) {}
 
   get isClosed(): boolean {

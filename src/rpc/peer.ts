@@ -14,25 +14,21 @@ export const MAX_LINE = 64 * 1024 * 1024;
 export class LinePeer extends RpcEndpoint {
   private buf = '';
 
-  constructor(
-    input: Readable,
-    output: Writable,
-    private readonly lineHandlers: PeerHandlers = {},
-  ) {
+  constructor(input: Readable, output: Writable, handlers: PeerHandlers = {}) {
     super((msg: RpcMessage) => {
       output.write(`${JSON.stringify(msg)}\n`);
-    }, lineHandlers);
+    }, handlers);
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => this.onData(chunk));
-    input.on('end', () => this.close(lineHandlers.endReason ?? 'peer closed its output'));
-    input.on('error', () => this.close(lineHandlers.endReason ?? 'peer stream error'));
-    output.on('error', () => this.close(lineHandlers.endReason ?? 'peer stream error'));
+    input.on('end', () => this.close(handlers.endReason ?? 'peer closed its output'));
+    input.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
+    output.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
   }
 
   private onData(chunk: string): void {
     this.buf += chunk;
     if (this.buf.length > MAX_LINE && this.buf.indexOf('\n') < 0) {
-      this.lineHandlers.onProtocolError?.('line too long');
+      this.handlers.onProtocolError?.('line too long');
       this.buf = '';
       return;
     }
@@ -50,7 +46,7 @@ export class LinePeer extends RpcEndpoint {
     try {
       msg = JSON.parse(line) as RpcMessage;
     } catch {
-      this.lineHandlers.onProtocolError?.('unparseable line');
+      this.handlers.onProtocolError?.('unparseable line');
       return;
     }
     this.receive(msg);

@@ -130,10 +130,7 @@ export const connectHttp = async (
     if (id !== undefined && endpoint.isPending(id)) throw new RpcFailure({ code: ERR.internal, message: 'HTTP upstream sent no response' });
   };
 
-  const request = (method: string, params: Record<string, unknown> | undefined, timeoutMs: number, signal?: AbortSignal) =>
-    closed
-      ? Promise.reject(new RpcFailure({ code: ERR.unavailable, message: 'connection closed' }))
-      : endpoint.request(method, params, timeoutMs, signal);
+  const request = endpoint.request.bind(endpoint);
 
   const r = await request(
     'initialize',

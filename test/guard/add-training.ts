@@ -6,22 +6,10 @@
  * paraphrase), or when it is malformed. Prints counts only.
  */
 import { appendFileSync, readFileSync } from 'node:fs';
+import { CORPUS_CLASSES } from '../helpers/corpus.js';
 import { nearCopy, readRows, repoOfGroup, type Row, shingles, textOf } from './corpus-tools.js';
 
 const DIR = new URL('../fixtures/guard/', import.meta.url);
-const CLASSES: Record<string, string[]> = {
-  malicious: [
-    'directive',
-    'hidden',
-    'exfil-param',
-    'harm-as-feature',
-    'purpose-mismatch',
-    'cross-server',
-    'non-english',
-    'schema-poisoning',
-  ],
-  benign: ['plain', 'hard-negative'],
-};
 
 const train = readRows(new URL('train.jsonl', DIR));
 const blind = readRows(new URL('blind.jsonl', DIR));
@@ -35,7 +23,7 @@ for (const f of process.argv.slice(2)) {
     const ok =
       typeof r.id === 'string' &&
       (r.label === 'malicious' || r.label === 'benign') &&
-      CLASSES[r.label]?.includes(r.class ?? '') &&
+      CORPUS_CLASSES[r.label]?.includes(r.class ?? '') &&
       typeof r.group === 'string' &&
       typeof r.source === 'string' &&
       typeof r.licence === 'string' &&

@@ -20,6 +20,21 @@ export interface CorpusEntry {
 
 const DIR = new URL('../fixtures/guard/', import.meta.url);
 
+/** The classes a corpus row may carry, per label. */
+export const CORPUS_CLASSES: Record<'malicious' | 'benign', readonly string[]> = {
+  malicious: [
+    'directive',
+    'hidden',
+    'exfil-param',
+    'harm-as-feature',
+    'purpose-mismatch',
+    'cross-server',
+    'non-english',
+    'schema-poisoning',
+  ],
+  benign: ['plain', 'hard-negative'],
+};
+
 export const loadCorpus = (file = 'train.jsonl'): CorpusEntry[] =>
   readFileSync(new URL(file, DIR), 'utf8')
     .split('\n')

@@ -39,7 +39,14 @@ export const modernMeta = {
 };
 
 /** A 2026-07-28 request: the envelope in _meta and the version header. */
-export const modernPost = (url: string, token: string, id: number, method: string, params: Record<string, unknown> = {}) =>
+export const modernPost = (
+  url: string,
+  token: string,
+  id: number,
+  method: string,
+  params: Record<string, unknown> = {},
+  extraHeaders: Record<string, string> = {},
+) =>
   post(
     url,
     { jsonrpc: '2.0', id, method, params: { ...params, _meta: { ...modernMeta, ...((params._meta as object) ?? {}) } } },
@@ -49,6 +56,7 @@ export const modernPost = (url: string, token: string, id: number, method: strin
       'mcp-method': method,
       ...(typeof params.name === 'string' ? { 'mcp-name': params.name } : {}),
       ...(typeof params.uri === 'string' ? { 'mcp-name': params.uri } : {}),
+      ...extraHeaders,
     },
   );
 

@@ -310,36 +310,26 @@ lanes:
   after(async () => gw.stop());
 
   const call = (token: string, id: number, region: string | undefined, headers: Record<string, string> = {}) =>
-    fetch(gw.url, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${token}`,
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'tools/call',
-        'mcp-name': 'conf_test_x_mcp_header',
-        ...headers,
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id,
-        method: 'tools/call',
-        params: { name: 'conf_test_x_mcp_header', arguments: region === undefined ? {} : { region }, _meta: modernMeta },
-      }),
-    });
+    modernPost(
+      gw.url,
+      token,
+      id,
+      'tools/call',
+      { name: 'conf_test_x_mcp_header', arguments: region === undefined ? {} : { region } },
+      headers,
+    );
 
   it('a matching header passes, a mismatched or missing one is 400 -32020, and no other server of the lane is started', async () => {
     const t = await gw.token('a');
     const ok = await call(t, 1, 'eu-west', { 'mcp-param-region': 'eu-west' });
     assert.equal(ok.status, 200);
-    assert.match(JSON.stringify(await ok.json()), /region=eu-west/);
+    assert.match(JSON.stringify(ok.json), /region=eu-west/);
     const wrong = await call(t, 2, 'eu-west', { 'mcp-param-region': 'us-east' });
     assert.equal(wrong.status, 400);
-    assert.equal(((await wrong.json()) as { error?: { code?: number } }).error?.code, -32020);
+    assert.equal((wrong.json?.error as { code?: number } | undefined)?.code, -32020);
     const missing = await call(t, 3, 'eu-west');
     assert.equal(missing.status, 400);
-    assert.match(JSON.stringify(await missing.json()), /Mcp-Param-Region header is absent/);
+    assert.match(JSON.stringify(missing.json), /Mcp-Param-Region header is absent/);
     const p = (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { children: { server: string }[] }> };
     const started = Object.values(p.hosts).flatMap((h) => h.children.map((c) => c.server));
     assert.ok(started.includes('conf'));

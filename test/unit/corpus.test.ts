@@ -3,22 +3,9 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { MODEL } from '../../src/guard/model-weights.js';
-import { loadCorpus, verdictOf } from '../helpers/corpus.js';
+import { CORPUS_CLASSES, loadCorpus, verdictOf } from '../helpers/corpus.js';
 
 const train = loadCorpus('train.jsonl');
-const CLASSES = {
-  malicious: [
-    'directive',
-    'hidden',
-    'exfil-param',
-    'harm-as-feature',
-    'purpose-mismatch',
-    'cross-server',
-    'non-english',
-    'schema-poisoning',
-  ],
-  benign: ['plain', 'hard-negative'],
-};
 
 describe('guard corpus (training part)', () => {
   it('is well formed: labels, classes, sources, licences, groups, unique ids', () => {
@@ -26,7 +13,7 @@ describe('guard corpus (training part)', () => {
     assert.ok(train.filter((e) => e.label === 'benign').length >= 400);
     assert.equal(new Set(train.map((e) => e.id)).size, train.length);
     for (const e of train) {
-      assert.ok(CLASSES[e.label].includes(e.class), `${e.id}: class ${e.class}`);
+      assert.ok(CORPUS_CLASSES[e.label].includes(e.class), `${e.id}: class ${e.class}`);
       assert.ok(e.source.length > 3 && e.licence.length > 1 && e.group.length > 1, e.id);
       assert.equal(typeof e.tool.name, 'string', e.id);
     }

@@ -173,27 +173,25 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
 /** A request the planner routed to a host: sent with the caller block, observed, its failures made readable. */
 const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Extract<Plan, { kind: 'forward' }>): Promise<Dispatched> => {
   const params = req.params ?? {};
-  const r = { server: plan.server, hostKey: plan.hostKey };
-  const target = plan.target;
-  const timeout = plan.timeoutMs;
+  const { server, hostKey, target, timeoutMs } = plan;
   const started = process.hrtime.bigint();
   const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
   try {
     const result = await d.hostRequest(
-      r.hostKey,
+      hostKey,
       req.method,
       callerParams(withTrace(params, d.trace), lane, d.era ?? 'legacy', d.holder ?? '', d.paramHeaders),
-      timeout,
+      timeoutMs,
       d.signal,
     );
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
       d.onSubscription?.(lane, d.holder ?? '', target, req.method === 'resources/subscribe');
-    d.onCall?.(r.server, lane, req.method, seconds(), result.isError === true ? 'tool_error' : undefined);
+    d.onCall?.(server, lane, req.method, seconds(), result.isError === true ? 'tool_error' : undefined);
     return { status: 200, result };
   } catch (e) {
     const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
     d.onCall?.(
-      r.server,
+      server,
       lane,
       req.method,
       seconds(),

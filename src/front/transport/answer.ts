@@ -83,19 +83,15 @@ export const cancelFrom = (
   if (hits.length === 1) hits[0]?.[1].abort();
 };
 
-/** The request's headers as node parsed them (Hono's c.req.header() would build a whole Request for this). */
-const rawHeaders = (c: Context): Record<string, string> => {
-  const h = (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming?.headers ?? {};
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(h)) if (typeof v === 'string') out[k] = v;
-  return out;
-};
-
 /**
  * Dispatches and answers. A call whose client accepts SSE answers as plain JSON unless a
  * notification for it (progress, a log line) arrives before its result: then the response turns
  * into an SSE stream carrying those notifications and, last, the result.
  */
+/** The request's headers as node parsed them (Hono's c.req.header() would build a whole Request for this). */
+const nodeHeaders = (c: Context): Readonly<Record<string, string | string[] | undefined>> =>
+  (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming?.headers ?? {};
+
 export const answer = async (
   c: Context,
   d0: McpHttpDeps,
@@ -121,7 +117,7 @@ export const answer = async (
     signal: ac.signal,
     era: session === undefined ? 'modern' : 'legacy',
     ...(session !== undefined ? { holder: session } : {}),
-    ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(rawHeaders(c)) } : {}),
+    ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(nodeHeaders(c)) } : {}),
   };
   if (session === undefined && STREAMABLE.has(req.method)) {
     return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));
