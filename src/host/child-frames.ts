@@ -4,7 +4,7 @@ import { escapeUntrusted } from '../log/escape.js';
 import { prefixUri } from '../naming/prefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
 import { routeNotification, routeServerRequest } from './frame-routing.js';
-import type { HostOut } from './host.js';
+import type { HostOut } from '../link/protocol.js';
 import type { ProgressTokens } from './progress-tokens.js';
 import type { ResourceRelay } from './resource-relay.js';
 import type { ChildScope, ServerSlot } from './slot.js';

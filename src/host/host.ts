@@ -1,6 +1,5 @@
 import { checkParamHeaders } from '../link/param-headers.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
-export type { HostOut } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';

@@ -2,8 +2,6 @@ import type { Readable, Writable } from 'node:stream';
 import { type PeerHandlers, RpcEndpoint } from './endpoint.js';
 import type { RpcMessage } from './jsonrpc.js';
 
-export type { PeerHandlers } from './endpoint.js';
-
 /** Longest line accepted from a peer; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
 

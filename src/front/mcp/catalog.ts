@@ -6,8 +6,6 @@ import { LIST_FIELDS, type ListMethod } from '../../link/lists.js';
 import { RpcFailure } from '../../rpc/jsonrpc.js';
 import type { Era } from '../../upstream/conn.js';
 
-export type { Absence } from '../../link/protocol.js';
-
 export interface Listing {
   items: Record<string, unknown>[];
   absent: Absence[];

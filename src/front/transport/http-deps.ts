@@ -3,7 +3,7 @@ import type { DispatchDeps } from '../mcp/dispatch.js';
 import type { LaneAuth } from './auth.js';
 import type { CallStreams } from './call-streams.js';
 import type { ClientRequests } from '../mcp/client-requests.js';
-import type { Rejection } from './modern-checks.js';
+import type { Rejection } from '../../link/param-headers.js';
 import type { Mrtr } from '../mcp/mrtr.js';
 import type { Sessions } from '../mcp/sessions.js';
 import type { LaneLoad } from './lane-load.js';

@@ -6,7 +6,6 @@
 import { decodeHeaderValue, mismatch, type Rejection } from '../../link/param-headers.js';
 import { targetOf } from '../../naming/anatomy.js';
 
-export { checkParamHeaders, decodeHeaderValue, HEADER_MISMATCH, type Rejection } from '../../link/param-headers.js';
 export const MODERN_REVISIONS = ['2026-07-28'];
 export const UNSUPPORTED_VERSION = -32022;
 
