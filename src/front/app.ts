@@ -17,7 +17,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
   const deps = (): McpHttpDeps => ({
     policy: () => gw.policy,
     catalog: gw.catalog,
-    hostRequest: (k, m, p, t, signal) => gw.hostRequest(k, m, p, t, signal),
+    hostRequestRaw: (k, m, p, t, signal) => gw.hostRequestRaw(k, m, p, t, signal),
     inflight: gw.inflight,
     load: gw.load,
     fair: gw.fair,

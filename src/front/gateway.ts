@@ -6,6 +6,8 @@ import type { HostConfig } from '../link/config.js';
 import type { ListMethod } from '../link/lists.js';
 import type { Policy } from '../policy/model.js';
 import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
+import type { RawResult } from '../rpc/raw.js';
+import type { JsonText } from '../rpc/json-text.js';
 import { hostKeyFor } from '../routing/route.js';
 import type { Placement } from '../shareability/placement.js';
 import { Evidence } from './operator/evidence.js';
@@ -135,6 +137,17 @@ export class Gateway {
   ): Promise<Record<string, unknown>> {
     this.metrics.hostRequests.inc({ method });
     return this.hosts.request(key, method, params, timeoutMs, signal);
+  }
+
+  hostRequestRaw(
+    key: string,
+    method: string,
+    params: Record<string, unknown> | JsonText,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RawResult> {
+    this.metrics.hostRequests.inc({ method });
+    return this.hosts.requestRaw(key, method, params, timeoutMs, signal);
   }
 
   /** Placement of every server from the evidence, read when a host starts (never under a live session). */

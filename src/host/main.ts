@@ -8,6 +8,7 @@ import { LinePeer } from '../rpc/peer.js';
 import { launchStdio } from '../upstream/stdio-child.js';
 import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import { connectHttp } from '../upstream/http-client.js';
+import { openForward } from '../link/forward.js';
 import { HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { Host } from './host.js';
 import { stdioLaunchFor } from './launch.js';
@@ -82,7 +83,8 @@ export const serveHost = (
     },
   );
   const linked = new LinePeer(link.input, link.output, {
-    onRequest: (req, signal) => host.handle(req, signal),
+    // A forward may carry the lane's body as the front received it: opened here, once, to one shape.
+    onRequest: (req, signal) => host.handle(req.params ? { ...req, params: openForward(req.params) } : req, signal),
     onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
   });
   peer = linked;

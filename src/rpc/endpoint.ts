@@ -9,6 +9,8 @@ import {
   type RpcRequest,
   RpcFailure,
 } from './jsonrpc.js';
+import { RawResult } from './raw.js';
+import type { JsonText } from './json-text.js';
 
 export interface PeerHandlers {
   /** `signal` aborts when the peer cancels this request (notifications/cancelled). */
@@ -22,7 +24,9 @@ export interface PeerHandlers {
 }
 
 interface Pending {
-  resolve: (r: Record<string, unknown>) => void;
+  /** The requester takes the result as text (RawResult) rather than a parsed object. */
+  raw?: true;
+  resolve: (r: Record<string, unknown> | RawResult) => void;
   reject: (e: Error) => void;
   timer?: NodeJS.Timeout;
 }
@@ -53,11 +57,29 @@ export class RpcEndpoint {
   }
 
   request(method: string, params?: Record<string, unknown>, timeoutMs = 60_000, signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return this.call(method, params, timeoutMs, signal, false) as Promise<Record<string, unknown>>;
+  }
+
+  /**
+   * As `request`, with the result as the text the peer sent (parsed only if the transport had to).
+   * Params may be JSON text, for a transport that writes lines (LinePeer) to send as they are.
+   */
+  requestRaw(method: string, params?: Record<string, unknown> | JsonText, timeoutMs = 60_000, signal?: AbortSignal): Promise<RawResult> {
+    return this.call(method, params, timeoutMs, signal, true) as Promise<RawResult>;
+  }
+
+  private call(
+    method: string,
+    params: Record<string, unknown> | JsonText | undefined,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+    raw: boolean,
+  ): Promise<Record<string, unknown> | RawResult> {
     if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: this.closeReason }));
     if (signal?.aborted) return Promise.reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const p: Pending = { resolve, reject };
+      const p: Pending = raw ? { raw, resolve, reject } : { resolve, reject };
       if (signal) {
         // Cancellation propagates: the peer is told, and stops the work if it can.
         const onAbort = (): void => {
@@ -77,7 +99,7 @@ export class RpcEndpoint {
         }, timeoutMs);
       }
       this.pending.set(id, p);
-      this.sendRequest(id, { jsonrpc: '2.0', id, method, ...(params ? { params } : {}) });
+      this.sendRequest(id, { jsonrpc: '2.0', id, method, ...(params ? { params: params as Record<string, unknown> } : {}) });
     });
   }
 
@@ -129,6 +151,19 @@ export class RpcEndpoint {
     this.pending.clear();
   }
 
+  /**
+   * A result whose text a transport read without parsing the message: taken if a raw request
+   * waits for that id (true), else left to the transport to parse and `receive` (false).
+   */
+  receiveRaw(id: number, text: string): boolean {
+    const p = this.pending.get(id);
+    if (!p?.raw) return false;
+    this.pending.delete(id);
+    if (p.timer) clearTimeout(p.timer);
+    p.resolve(new RawResult(text));
+    return true;
+  }
+
   /** One message from the peer: a response settles its request, a request is answered, a notification is handed on. */
   receive(msg: RpcMessage): void {
     if (typeof msg !== 'object' || msg === null) {
@@ -141,7 +176,7 @@ export class RpcEndpoint {
       this.pending.delete(msg.id);
       if (p.timer) clearTimeout(p.timer);
       if (msg.error) p.reject(new RpcFailure(msg.error));
-      else p.resolve(msg.result ?? {});
+      else p.resolve(p.raw ? RawResult.of(msg.result ?? {}) : (msg.result ?? {}));
     } else if (isRequest(msg)) {
       void this.answer(msg);
     } else if (isNotification(msg)) {

@@ -1,9 +1,19 @@
 import type { Readable, Writable } from 'node:stream';
 import { type PeerHandlers, RpcEndpoint } from './endpoint.js';
 import type { RpcMessage } from './jsonrpc.js';
+import { rawResultLine } from './raw.js';
+import { JsonText } from './json-text.js';
 
 /** Longest line accepted from a peer; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
+
+/** One message as a line; params given as JSON text go in as they are. */
+const lineOf = (msg: RpcMessage): string => {
+  const params = 'params' in msg ? (msg.params as unknown) : undefined;
+  if (!(params instanceof JsonText)) return JSON.stringify(msg);
+  const id = 'id' in msg ? `"id":${JSON.stringify(msg.id)},` : '';
+  return `{"jsonrpc":"2.0",${id}"method":${JSON.stringify((msg as { method: string }).method)},"params":${params.json}}`;
+};
 
 /**
  * A JSON-RPC peer over newline-delimited JSON streams (MCP's stdio framing): the protocol layer
@@ -14,7 +24,7 @@ export class LinePeer extends RpcEndpoint {
 
   constructor(input: Readable, output: Writable, handlers: PeerHandlers = {}) {
     super((msg: RpcMessage) => {
-      output.write(`${JSON.stringify(msg)}\n`);
+      output.write(`${lineOf(msg)}\n`);
     }, handlers);
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => this.onData(chunk));
@@ -40,6 +50,9 @@ export class LinePeer extends RpcEndpoint {
   }
 
   private onLine(line: string): void {
+    // A result for a raw request goes on as text: no parse on this hop.
+    const raw = rawResultLine(line);
+    if (raw && this.receiveRaw(raw.id, raw.text)) return;
     let msg: RpcMessage;
     try {
       msg = JSON.parse(line) as RpcMessage;

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../../link/config.js';
 import { backoffDelay, STABLE_AFTER_MS } from '../../supervision/restart.js';
 import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
+import type { RawResult } from '../../rpc/raw.js';
+import type { JsonText } from '../../rpc/json-text.js';
 import { LinePeer } from '../../rpc/peer.js';
 
 /**
@@ -69,6 +71,18 @@ export class HostManager {
   ): Promise<Record<string, unknown>> {
     const peer = await this.peer(key);
     return peer.request(method, params, timeoutMs, signal);
+  }
+
+  /** As `request`, the result left as the text the host wrote (the front passes it on unparsed). */
+  async requestRaw(
+    key: string,
+    method: string,
+    params: Record<string, unknown> | JsonText,
+    timeoutMs: number,
+    signal?: AbortSignal,
+  ): Promise<RawResult> {
+    const peer = await this.peer(key);
+    return peer.requestRaw(method, params, timeoutMs, signal);
   }
 
   private peer(key: string): Promise<LinePeer> {

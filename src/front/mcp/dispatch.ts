@@ -1,9 +1,11 @@
 import { lastsUntilOperatorActs } from '../../link/absence.js';
 import { type AbsenceCode, META } from '../../link/protocol.js';
 import type { Policy } from '../../policy/model.js';
-import { CALLER_META } from '../../link/config.js';
+import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forward.js';
 import { LIST_FIELDS } from '../../link/lists.js';
 import { ERR, RpcFailure, type RpcRequest } from '../../rpc/jsonrpc.js';
+import type { RawResult } from '../../rpc/raw.js';
+import type { JsonText } from '../../rpc/json-text.js';
 import type { Catalog } from './catalog.js';
 import type { Logger } from 'pino';
 import { paramsProblem } from './param-checks.js';
@@ -17,13 +19,21 @@ export interface DispatchDeps {
   catalog: Catalog;
   /** For the one error no lane request should cause: a bug in dispatch itself. */
   log?: Logger;
-  hostRequest: (
+  /** A forwarded request to a host, its result left as the host's text. */
+  hostRequestRaw: (
     key: string,
     method: string,
-    params: Record<string, unknown>,
+    params: Record<string, unknown> | JsonText,
     timeoutMs: number,
     signal?: AbortSignal,
-  ) => Promise<Record<string, unknown>>;
+  ) => Promise<RawResult>;
+  /**
+   * The lane's body as it arrived, and the params object parsed from it: while a request still
+   * carries exactly those params (nothing rewrote them), it goes to the host as that text.
+   */
+  laneBody?: { text: string; params: unknown };
+  /** The caller passes a forwarded call's result on as text (Dispatched.raw) when it can. */
+  rawResults?: boolean;
   /** Aborts when the lane cancels the call (or its connection goes away). */
   signal?: AbortSignal;
   /** The era the lane's request came in (hosts pick an era-matched upstream link by it). */
@@ -49,6 +59,8 @@ export interface DispatchDeps {
 export interface Dispatched {
   status: number;
   result?: Record<string, unknown>;
+  /** A forwarded call's result as the host wrote it, not parsed by the front (instead of `result`). */
+  raw?: RawResult;
   error?: { code: number; message: string; data?: unknown };
 }
 
@@ -58,43 +70,6 @@ export const FRONT_CAPABILITIES = {
   resources: { listChanged: true, subscribe: true },
   completions: {},
   logging: {},
-};
-
-const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
-
-/** Passes the lane's W3C trace context on (in _meta, where MCP carries it), if well formed. */
-const withTrace = (params: Record<string, unknown>, trace: DispatchDeps['trace']): Record<string, unknown> => {
-  if (!trace?.traceparent || !TRACEPARENT.test(trace.traceparent)) return params;
-  const meta = { ...((params._meta as Record<string, unknown> | undefined) ?? {}) };
-  meta.traceparent ??= trace.traceparent;
-  if (trace.tracestate && trace.tracestate.length <= 512) meta.tracestate ??= trace.tracestate;
-  return { ...params, _meta: meta };
-};
-
-const callerParams = (
-  params: Record<string, unknown>,
-  lane: string,
-  era: Era,
-  holder: string,
-  headers?: Record<string, string>,
-): Record<string, unknown> => {
-  const meta: Record<string, unknown> = {};
-  const original = (params._meta as Record<string, unknown> | undefined) ?? {};
-  // The 2026-07-28 envelope describes the lane's request to the gateway; the host builds the
-  // upstream's own. Progress tokens and trace context pass on; a modern lane's declared
-  // capabilities travel in the caller block, for upstreams spoken to in 2026-07-28.
-  for (const [k, v] of Object.entries(original)) {
-    if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
-  }
-  const caps = original['io.modelcontextprotocol/clientCapabilities'];
-  meta[CALLER_META] = {
-    lane,
-    era,
-    holder,
-    ...(caps && typeof caps === 'object' ? { capabilities: caps } : {}),
-    ...(headers ? { headers } : {}),
-  };
-  return { ...params, _meta: meta };
 };
 
 /**
@@ -108,7 +83,7 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
   try {
     const bare = barePrefix(d.policy(), lane);
     if (bare === undefined) return await dispatchNamed(d, lane, req);
-    const r = await dispatchNamed(d, lane, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) });
+    const r = parsedResult(await dispatchNamed(d, lane, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) }));
     return r.result ? { ...r, result: bareResult(req.method, r.result, bare) } : r;
   } catch (e) {
     // Never a rejection: a call's promise may be awaited by no one (a parked 2026-07-28 call), and an
@@ -120,6 +95,16 @@ export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): 
     return { status: 500, error: { code: ERR.internal, message: 'Internal error' } };
   }
 };
+
+/** A dispatched answer with its result parsed, for the paths that read or rewrite it. */
+export const parsedResult = (r: Dispatched): Dispatched => {
+  if (!r.raw) return r;
+  const { raw, ...rest } = r;
+  return { ...rest, result: raw.parsed() };
+};
+
+/** Calls whose results are large or frequent enough to pass through the front as text. */
+const RAW_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
 
 /**
  * Whether retrying can help, for an upstream that could not take a call. A refusal by the guard,
@@ -170,24 +155,31 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
   }
 };
 
-/** A request the planner routed to a host: sent with the caller block, observed, its failures made readable. */
+/**
+ * A request the planner routed to a host: sent with the caller block, observed, its failures made
+ * readable. Params the front did not touch cross as the lane's own text; the result comes back as
+ * the host's text, parsed here only if the caller must read it (not rawResults).
+ */
 const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Extract<Plan, { kind: 'forward' }>): Promise<Dispatched> => {
   const params = req.params ?? {};
   const { server, hostKey, target, timeoutMs } = plan;
   const started = process.hrtime.bigint();
   const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
+  const caller: CallerBlock = {
+    lane,
+    era: d.era ?? 'legacy',
+    holder: d.holder ?? '',
+    ...(d.paramHeaders ? { headers: d.paramHeaders } : {}),
+  };
+  const untouched = d.laneBody !== undefined && req.params !== undefined && d.laneBody.params === req.params;
+  const sent = untouched && d.laneBody ? laneBodyParams(d.laneBody.text, caller, d.trace) : callerParams(params, caller, d.trace);
   try {
-    const result = await d.hostRequest(
-      hostKey,
-      req.method,
-      callerParams(withTrace(params, d.trace), lane, d.era ?? 'legacy', d.holder ?? '', d.paramHeaders),
-      timeoutMs,
-      d.signal,
-    );
+    const raw = await d.hostRequestRaw(hostKey, req.method, sent, timeoutMs, d.signal);
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
       d.onSubscription?.(lane, d.holder ?? '', target, req.method === 'resources/subscribe');
-    d.onCall?.(server, lane, req.method, seconds(), result.isError === true ? 'tool_error' : undefined);
-    return { status: 200, result };
+    // The metric's label only: a nested "isError":true would count a success as a tool error.
+    d.onCall?.(server, lane, req.method, seconds(), raw.text.includes('"isError":true') ? 'tool_error' : undefined);
+    return d.rawResults && RAW_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
   } catch (e) {
     const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
     d.onCall?.(

@@ -6,7 +6,8 @@ import { answerModern } from './answer-modern.js';
 import { reachLane } from '../mcp/client-requests.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { withCallToken } from './call-streams.js';
-import { type Dispatched, dispatch } from '../mcp/dispatch.js';
+import { type Dispatched, dispatch, parsedResult } from '../mcp/dispatch.js';
+import type { RawResult } from '../../rpc/raw.js';
 import { type McpHttpDeps, withTraceOf } from './http-deps.js';
 
 const STREAMABLE = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
@@ -23,6 +24,13 @@ const inflightKey = (lane: string, session: string | undefined, id: unknown): st
   return `${lane}\u0000modern:${modernSeq}\u0000${JSON.stringify(id)}`;
 };
 
+/** A result passed on as text is parsed only if it may carry the 2026-07-28 resultType this path acts on. */
+const readable = (r: Dispatched): Dispatched => (r.raw?.mayHave('resultType') ? parsedResult(r) : r);
+
+/** A handshake-era answer around a result the front did not parse: the host's bytes, spliced. */
+const rawAnswer = (c: Context, id: unknown, r: Dispatched & { raw: RawResult }): Response =>
+  c.body(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${r.raw.text}}`, r.status as 200, { 'content-type': 'application/json' });
+
 /** notifications/cancelled from a lane aborts that lane's call (in its own session) and the upstream work. */
 const MAX_INPUT_ROUNDS = 8;
 
@@ -32,7 +40,7 @@ const MAX_INPUT_ROUNDS = 8;
  * and the answers go back to the upstream as `inputResponses` with its `requestState`.
  */
 const dispatchLegacy = async (d: McpHttpDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
-  let r = await dispatch(d, lane, req);
+  let r = readable(await dispatch(d, lane, req));
   for (let round = 0; round < MAX_INPUT_ROUNDS && r.result?.resultType === 'input_required'; round += 1) {
     const inputs = (r.result.inputRequests ?? {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
     const entries = await Promise.all(
@@ -44,14 +52,16 @@ const dispatchLegacy = async (d: McpHttpDeps, lane: string, req: RpcRequest): Pr
       }),
     );
     const state = r.result.requestState;
-    r = await dispatch(d, lane, {
-      ...req,
-      params: {
-        ...(req.params ?? {}),
-        inputResponses: Object.fromEntries(entries),
-        ...(typeof state === 'string' ? { requestState: state } : {}),
-      },
-    });
+    r = readable(
+      await dispatch(d, lane, {
+        ...req,
+        params: {
+          ...(req.params ?? {}),
+          inputResponses: Object.fromEntries(entries),
+          ...(typeof state === 'string' ? { requestState: state } : {}),
+        },
+      }),
+    );
   }
   if (r.result?.resultType === 'input_required')
     return { status: 200, error: { code: ERR.internal, message: `the upstream kept asking for input after ${MAX_INPUT_ROUNDS} rounds` } };
@@ -99,6 +109,8 @@ export const answer = async (
   req: RpcRequest,
   session: string | undefined,
   render: (r: Dispatched) => { status: number; body: Record<string, unknown> },
+  /** The body text `req` was parsed from: untouched params go to the host as this text. */
+  bodyText?: string,
 ): Promise<Response> => {
   const ac = new AbortController();
   const key = inflightKey(lane, session, req.id);
@@ -116,6 +128,9 @@ export const answer = async (
     ...withTraceOf(c, d0),
     signal: ac.signal,
     era: session === undefined ? 'modern' : 'legacy',
+    // A handshake-era call's result goes back as the host wrote it; 2026-07-28 results are rewritten here.
+    rawResults: session !== undefined,
+    ...(bodyText !== undefined ? { laneBody: { text: bodyText, params: req.params } } : {}),
     ...(session !== undefined ? { holder: session } : {}),
     ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(nodeHeaders(c)) } : {}),
   };
@@ -124,7 +139,9 @@ export const answer = async (
   }
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
   if (!STREAMABLE.has(req.method) || !accepts) {
-    const out = render(await dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key)));
+    const r = await dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key));
+    if (r.raw) return rawAnswer(c, req.id, { ...r, raw: r.raw });
+    const out = render(r);
     return c.json(out.body, out.status as 200);
   }
   const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
@@ -141,6 +158,7 @@ export const answer = async (
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {
     d.streams.end(s);
+    if (first.raw) return rawAnswer(c, req.id, { ...first, raw: first.raw });
     const out = render(first);
     return c.json(out.body, out.status as 200);
   }
@@ -157,7 +175,7 @@ export const answer = async (
           s.wake = w;
           if (s.queue.length > 0 || result) w();
         },
-        after: () => (result ? render(result).body : undefined),
+        after: () => (result ? render(parsedResult(result)).body : undefined),
       });
     } finally {
       d.streams.end(s);

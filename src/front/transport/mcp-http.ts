@@ -1,9 +1,3 @@
-import {
-  classifyInboundRequest,
-  LATEST_PROTOCOL_VERSION,
-  SERVER_INFO_META_KEY,
-  SUPPORTED_PROTOCOL_VERSIONS,
-} from '@modelcontextprotocol/server';
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { KEEP_ALIVE_MS, pumpSse } from './sse-pump.js';
@@ -18,6 +12,11 @@ import { listen } from './listen.js';
 import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
 import { boundedBody, hold, takeTurn } from './request-gate.js';
+import { classifyInbound } from './classify.js';
+
+/** The handshake-era revisions a legacy session may negotiate, newest first. */
+export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
 
 export type { McpHttpDeps } from './http-deps.js';
 
@@ -34,9 +33,7 @@ const rpcError = (
 ): Response => rpcErrorData(c, { status, code, message }, id, headers);
 
 const negotiate = (requested: unknown): string =>
-  typeof requested === 'string' && (SUPPORTED_PROTOCOL_VERSIONS as readonly string[]).includes(requested)
-    ? requested
-    : LATEST_PROTOCOL_VERSION;
+  typeof requested === 'string' && LEGACY_VERSIONS.includes(requested) ? requested : (LEGACY_VERSIONS[0] as string);
 
 /** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
 const modernResult = (method: string, result: Record<string, unknown>, serverInfo: Record<string, unknown>): Record<string, unknown> => {
@@ -69,27 +66,6 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<{ lane: string;
 const modernErrorStatus = (code: number, status: number): number =>
   code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
 
-const LEGACY_VERSIONS: ReadonlySet<string> = new Set(SUPPORTED_PROTOCOL_VERSIONS.filter((v) => v < MODERN_VERSION));
-const LEGACY_REQUEST = { kind: 'legacy', reason: 'no-claim' } as const;
-
-/**
- * A request of an open handshake-era session that claims nothing of the 2026-07-28 era: the
- * classifier's answer is known (legacy, no claim), so the hot path skips its schema validation.
- * Anything else, however slightly different, goes through the classifier.
- */
-export const plainSessionRequest = (body: unknown, session: string | undefined, version: string | undefined): boolean => {
-  if (session === undefined || (version !== undefined && !LEGACY_VERSIONS.has(version.trim()))) return false;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return false;
-  const m = body as { jsonrpc?: unknown; method?: unknown; id?: unknown; params?: unknown };
-  if (m.jsonrpc !== '2.0' || typeof m.method !== 'string' || m.method === 'initialize') return false;
-  if (typeof m.id !== 'string' && (typeof m.id !== 'number' || !Number.isInteger(m.id))) return false;
-  if (m.params === undefined) return true;
-  if (m.params === null || typeof m.params !== 'object' || Array.isArray(m.params)) return false;
-  const meta = (m.params as { _meta?: unknown })._meta;
-  if (meta === undefined) return true;
-  return meta !== null && typeof meta === 'object' && !Object.keys(meta).some((k) => k.startsWith('io.modelcontextprotocol/'));
-};
-
 export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
   const who = await authenticate(c, d);
   if (who instanceof Response) return who;
@@ -104,20 +80,16 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   } catch {
     return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
   }
-  const outcome = plainSessionRequest(body, c.req.header('mcp-session-id'), c.req.header('mcp-protocol-version'))
-    ? LEGACY_REQUEST
-    : classifyInboundRequest({
-        httpMethod: 'POST',
-        body,
-        protocolVersionHeader: c.req.header('mcp-protocol-version'),
-        mcpMethodHeader: c.req.header('mcp-method'),
-        mcpNameHeader: c.req.header('mcp-name'),
-      });
+  const outcome = classifyInbound({
+    body,
+    protocolVersionHeader: c.req.header('mcp-protocol-version'),
+    mcpMethodHeader: c.req.header('mcp-method'),
+  });
   const id = (body as { id?: unknown } | null)?.id ?? null;
   if (outcome.kind === 'reject') return rpcError(c, outcome.httpStatus, outcome.code, outcome.message, id);
 
   if (outcome.kind === 'modern') {
-    const bad = checkRevision(c.req.header('mcp-protocol-version') ?? outcome.classification.revision);
+    const bad = checkRevision(c.req.header('mcp-protocol-version') ?? outcome.revision);
     if (bad) return rpcErrorData(c, bad, id);
     if (outcome.messageKind === 'notification') {
       cancelFrom(d, lane, undefined, outcome.message as unknown as { method: string; params?: Record<string, unknown> });
@@ -150,10 +122,17 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
     }
     const full = await takeTurn(c, d, lane);
     if (full) return full;
-    return answer(c, d, lane, req, undefined, (r) =>
-      r.error
-        ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
-        : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
+    return answer(
+      c,
+      d,
+      lane,
+      req,
+      undefined,
+      (r) =>
+        r.error
+          ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
+          : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
+      text,
     );
   }
 
@@ -185,10 +164,18 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
   const full = await takeTurn(c, d, lane);
   if (full) return full;
-  return answer(c, d, lane, msg, sid, (r) => ({
-    status: r.status,
-    body: r.error ? { jsonrpc: '2.0', id: msg.id, error: r.error } : { jsonrpc: '2.0', id: msg.id, result: r.result ?? {} },
-  }));
+  return answer(
+    c,
+    d,
+    lane,
+    msg,
+    sid,
+    (r) => ({
+      status: r.status,
+      body: r.error ? { jsonrpc: '2.0', id: msg.id, error: r.error } : { jsonrpc: '2.0', id: msg.id, result: r.result ?? {} },
+    }),
+    text,
+  );
 };
 
 export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> => {

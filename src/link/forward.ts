@@ -1,0 +1,75 @@
+/**
+ * A lane's request forwarded to a host: the lane's params with the caller block in `_meta`.
+ * Pure, and used by both ends: the front builds these params when it has changed the lane's
+ * (a bare name prefixed, a catalog `call` unwrapped, input answered); when it has not, it sends
+ * the lane's body as the text that arrived, beside the caller block, and the host opens it with
+ * the same function. Either way the host sees one shape, and the front neither copies nor
+ * re-serialises what it only routed.
+ */
+import { JsonText } from '../rpc/json-text.js';
+import type { Era } from '../upstream/conn.js';
+import { META } from './protocol.js';
+
+type Params = Record<string, unknown>;
+
+export interface CallerBlock {
+  lane: string;
+  era: Era;
+  holder: string;
+  /** A 2026-07-28 tools/call's Mcp-Param-* headers. */
+  headers?: Record<string, string>;
+}
+
+/** W3C trace context of the lane's HTTP request. */
+export interface Trace {
+  traceparent?: string;
+  tracestate?: string;
+}
+
+/** The lane's body as it arrived (only the front puts it there), with the caller block and trace. */
+export const LANE_BODY = 'lanegate/lane-body';
+const TRACE = 'lanegate/trace';
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
+const isObject = (v: unknown): v is Params => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/** Passes the lane's W3C trace context on (in _meta, where MCP carries it), if well formed. */
+const withTrace = (meta: Params, trace: Trace | undefined): void => {
+  if (!trace?.traceparent || !TRACEPARENT.test(trace.traceparent)) return;
+  meta.traceparent ??= trace.traceparent;
+  if (trace.tracestate && trace.tracestate.length <= 512) meta.tracestate ??= trace.tracestate;
+};
+
+/**
+ * The params a host acts on. The 2026-07-28 envelope describes the lane's request to the gateway;
+ * the host builds the upstream's own. Progress tokens and trace context pass on; a modern lane's
+ * declared capabilities travel in the caller block, for upstreams spoken to in 2026-07-28.
+ */
+export const callerParams = (params: Params, caller: CallerBlock, trace?: Trace): Params => {
+  const meta: Params = {};
+  const original = isObject(params._meta) ? params._meta : {};
+  for (const [k, v] of Object.entries(original)) {
+    if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
+  }
+  withTrace(meta, trace);
+  const caps = original['io.modelcontextprotocol/clientCapabilities'];
+  meta[META.caller] = { ...caller, ...(isObject(caps) ? { capabilities: caps } : {}) };
+  return { ...params, _meta: meta };
+};
+
+/** The front's side: the lane's body text, unparsed, beside the caller block. */
+export const laneBodyParams = (bodyText: string, caller: CallerBlock, trace?: Trace): JsonText =>
+  new JsonText(
+    `{"${META.caller}":${JSON.stringify(caller)}${trace?.traceparent ? `,"${TRACE}":${JSON.stringify(trace)}` : ''},"${LANE_BODY}":${bodyText}}`,
+  );
+
+/** The host's side: params as the front sent them, opened to the one shape (callerParams's). */
+export const openForward = (params: Params): Params => {
+  if (!(LANE_BODY in params)) return params;
+  const body = params[LANE_BODY];
+  const lane = isObject(body) && isObject(body.params) ? body.params : {};
+  const none: CallerBlock = { lane: '', era: 'legacy', holder: '' };
+  const c = isObject(params[META.caller]) ? (params[META.caller] as unknown as CallerBlock) : none;
+  const t = params[TRACE];
+  return callerParams(lane, c, isObject(t) ? (t as Trace) : undefined);
+};

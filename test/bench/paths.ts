@@ -1,0 +1,152 @@
+/**
+ * The bench's shared parts: the measuring loop, a keep-alive HTTP client, and the floor rows
+ * (the same clients and upstream through the one-hop floor bridge and through lanegate).
+ */
+import { Agent, request } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { execa } from 'execa';
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { EVERYTHING, policyHead, startGateway } from '../helpers/gateway.js';
+
+// Three processes must be JIT-warm before we measure steady state (the first ~2k calls run several times slower).
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
+export const N1 = Number(process.env.BENCH_N1 ?? 3000);
+export const N16 = Number(process.env.BENCH_N16 ?? 12000);
+/** The large-payload rows: a 256 KiB echo each way, fewer calls. */
+const BIG = 256 * 1024;
+const NBIG = Number(process.env.BENCH_NBIG ?? 300);
+
+export type Call = () => Promise<void>;
+export interface Stats {
+  p50: number;
+  p99: number;
+  rps: number;
+}
+
+export const run = async (call: Call, n: number, concurrency: number, warmup = WARMUP): Promise<Stats> => {
+  for (let i = 0; i < warmup; i += 1) await call();
+  const lat: number[] = [];
+  let next = 0;
+  const t0 = process.hrtime.bigint();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        next += 1;
+        const s = process.hrtime.bigint();
+        await call();
+        lat.push(Number(process.hrtime.bigint() - s) / 1e6);
+      }
+    }),
+  );
+  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
+  lat.sort((x, y) => x - y);
+  return { p50: lat[Math.floor(lat.length * 0.5)] ?? 0, p99: lat[Math.floor(lat.length * 0.99)] ?? 0, rps: lat.length / secs };
+};
+
+export const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+export const httpPost = (url: URL, body: string, headers: Record<string, string>): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        agent,
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'content-length': Buffer.byteLength(body),
+          ...headers,
+        },
+      },
+      (res) => {
+        let data = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => {
+          data += c;
+        });
+        res.on('end', () => (res.statusCode === 200 ? resolve(data) : reject(new Error(`HTTP ${res.statusCode}: ${data}`))));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+
+export const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientInfo': { name: 'b', version: '1' },
+  'io.modelcontextprotocol/clientCapabilities': {},
+};
+
+/** The same client and upstream through one URL: SDK v1 legacy session, then lean modern POSTs. */
+const pathsThrough = async (label: string, url: URL, headers: Record<string, string>, tool: string): Promise<[string, Stats, Stats][]> => {
+  const client = new V1Client({ name: 'bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+  const v1: Call = async () => {
+    await client.callTool({ name: tool, arguments: { message: 'hi' } });
+  };
+  const out: [string, Stats, Stats][] = [[`${label} SDK v1 (legacy)`, await run(v1, N1, 1), await run(v1, N16, 16)]];
+  const big = 'x'.repeat(BIG);
+  const v1big: Call = async () => {
+    await client.callTool({ name: tool, arguments: { message: big } });
+  };
+  out.push([`${label} SDK v1, 256 KiB`, await run(v1big, NBIG, 1, 50), await run(v1big, NBIG, 4, 0)]);
+  await client.close();
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: tool, arguments: { message: 'hi' }, _meta: MODERN_META },
+  });
+  const h = { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': tool };
+  const modern: Call = async () => {
+    const r = await httpPost(url, body, h);
+    if (!r.includes('hi')) throw new Error(`unexpected ${r}`);
+  };
+  out.push([`${label} lean (2026-07-28)`, await run(modern, N1, 1), await run(modern, N16, 16)]);
+  return out;
+};
+
+export const floorRows = async (): Promise<[string, Stats, Stats][]> => {
+  const bridge = execa(
+    process.execPath,
+    [fileURLToPath(new URL('floor-bridge.mjs', import.meta.url)), '0', '--', process.execPath, EVERYTHING, 'stdio'],
+    {
+      stdout: 'pipe',
+      buffer: false,
+      reject: false,
+    },
+  );
+  const port = await new Promise<number>((resolve) =>
+    bridge.stdout?.on('data', (d: Buffer) => {
+      const m = /listening (\d+)/.exec(String(d));
+      if (m) resolve(Number(m[1]));
+    }),
+  );
+  const rows: [string, Stats, Stats][] = [];
+  try {
+    // The modern path needs the child initialised: the SDK v1 path runs first and does it.
+    rows.push(...(await pathsThrough('floor bridge', new URL(`http://127.0.0.1:${port}/mcp`), {}, 'echo')));
+  } finally {
+    bridge.kill('SIGTERM');
+  }
+  const gw = await startGateway(
+    `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  every: { prefix: every, domain: public, stdio: { command: node, args: ["${EVERYTHING}", "stdio"] } }
+lanes:
+  bench: { servers: [every] }
+`,
+    { env: { LANEGATE_LOG_LEVEL: 'warn' } },
+  );
+  try {
+    const token = await gw.token('bench');
+    rows.push(...(await pathsThrough('lanegate    ', new URL(gw.url), { authorization: `Bearer ${token}` }, 'every_echo')));
+  } finally {
+    await gw.stop();
+  }
+  return rows;
+};

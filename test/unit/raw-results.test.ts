@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { memoryLink } from '../../src/link/memory.js';
+import { LinePeer } from '../../src/rpc/peer.js';
+import { RawResult, rawResultLine } from '../../src/rpc/raw.js';
+
+/** Results that cross a link as text: read without a parse when the line has the peer's own form. */
+describe('raw results on the link', () => {
+  it('reads the id and the result text of a line a peer wrote, and nothing else', () => {
+    const line = JSON.stringify({ jsonrpc: '2.0', id: 42, result: { content: [{ type: 'text', text: 'a "quoted" }' }] } });
+    assert.deepEqual(rawResultLine(line), { id: 42, text: JSON.stringify({ content: [{ type: 'text', text: 'a "quoted" }' }] }) });
+    for (const other of [
+      JSON.stringify({ jsonrpc: '2.0', id: 'a', result: {} }), // a string id: parsed as usual
+      JSON.stringify({ jsonrpc: '2.0', id: 3, error: { code: 1, message: 'x' } }),
+      JSON.stringify({ id: 3, jsonrpc: '2.0', result: {} }), // another key order
+      JSON.stringify({ jsonrpc: '2.0', id: 3, result: [] }), // not an object
+      '{"jsonrpc":"2.0","id":3,"result":{}',
+      '{"jsonrpc":"2.0","id":,"result":{}}',
+    ])
+      assert.equal(rawResultLine(other), undefined, other);
+  });
+
+  it('a raw request gets the host text unparsed; a plain request on the same link still gets an object', async () => {
+    const { front, host } = memoryLink();
+    const hostPeer = new LinePeer(host.input, host.output, {
+      onRequest: (req) => (req.method === 'big' ? { content: [{ type: 'text', text: 'x'.repeat(100_000) }] } : { ok: req.method }),
+    });
+    const frontPeer = new LinePeer(front.input, front.output);
+    const raw = await frontPeer.requestRaw('big', {}, 1000);
+    assert.ok(raw instanceof RawResult);
+    assert.equal(raw.text.length, 100_000 + JSON.stringify({ content: [{ type: 'text', text: '' }] }).length);
+    assert.equal((raw.parsed().content as { text: string }[])[0]?.text.length, 100_000);
+    assert.deepEqual(await frontPeer.request('small', {}, 1000), { ok: 'small' });
+    hostPeer.close('done');
+    frontPeer.close('done');
+  });
+
+  it('errors and timeouts of a raw request fail it as for any request', async () => {
+    const { front, host } = memoryLink();
+    new LinePeer(host.input, host.output, {
+      onRequest: async (req) => {
+        if (req.method === 'fail') throw new Error('upstream broke');
+        await new Promise((r) => setTimeout(r, 200));
+        return {};
+      },
+    });
+    const frontPeer = new LinePeer(front.input, front.output);
+    await assert.rejects(frontPeer.requestRaw('fail', {}, 1000), /upstream broke/);
+    await assert.rejects(frontPeer.requestRaw('slow', {}, 20), /timed out/);
+    frontPeer.close('done');
+  });
+
+  it('mayHave finds a key wherever a serialiser wrote it, and not a word inside a value', () => {
+    const r = RawResult.of({ content: [{ type: 'text', text: 'resultType is a word here' }], nested: { resultType: 'x' } });
+    assert.equal(r.mayHave('resultType'), true);
+    assert.equal(RawResult.of({ content: [{ type: 'text', text: 'resultType: not a key' }] }).mayHave('resultType'), false);
+  });
+});
