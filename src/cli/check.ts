@@ -4,19 +4,12 @@ import { Ledger, ledgerFile } from '../records/ledger.js';
 import { readTrust } from '../records/trust-file.js';
 import { readVerdicts } from '../records/verdicts.js';
 import { loadPolicy } from '../policy/load.js';
-import { formatProblem, type PolicyProblem } from '../policy/problem.js';
-import { formatRefusal } from '../guard/refusal.js';
+import { reportLoad } from './load-report.js';
 import type { Policy } from '../policy/model.js';
 
 /** Loads a policy or prints every problem (file:line:col  path  message) and returns undefined. */
-export const loadOrReport = (file: string, out: NodeJS.WritableStream = process.stderr): Policy | undefined => {
-  const r = loadPolicy(file);
-  if (r.policy) return r.policy;
-  for (const p of r.problems) out.write(`${formatProblem(p)}\n`);
-  for (const p of r.problems.filter((x) => x.message.startsWith('layer one'))) out.write(`\n${layerOneRefusal(p)}\n`);
-  out.write(`${r.problems.length} problem(s) in ${file}; nothing was started\n`);
-  return undefined;
-};
+export const loadOrReport = (file: string, out: NodeJS.WritableStream = process.stderr): Policy | undefined =>
+  reportLoad(loadPolicy(file), file, out);
 
 /**
  * Every records file that exists but cannot be read, each with what it means and the remedy. The
@@ -49,21 +42,4 @@ export const runCheck = (file: string): number => {
     `${file}: ok (${n(policy.domains)} trust domains, ${n(policy.servers)} servers, ${n(policy.lanes)} lanes; layer one passed)\n`,
   );
   return 0;
-};
-
-/** A layer-one problem in the same refusal format as layer two. */
-export const layerOneRefusal = (p: PolicyProblem): string => {
-  const at = p.at ?? [];
-  const upstream = at[0] === 'servers' ? String(at[1]) : at[0] === 'commands' ? `command ${String(at[1])}` : p.path;
-  return formatRefusal({
-    upstream,
-    lanes: [],
-    layer: 'structural',
-    tool: `(policy) ${p.path}`,
-    finding: p.message.replace(/^layer one \(structural\): /, ''),
-    matched: p.value ?? '',
-    action: 'policy refused; the gateway does not start and nothing is launched',
-    remedy: [`edit ${p.file}:${p.line}:${p.col}, then: lanegate check --policy ${p.file}`],
-    when: 'policy load',
-  });
 };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureSigningKey } from '../auth/keys.js';
-import { lanesOfDomain } from '../policy/build.js';
+import { lanesOfDomain } from '../policy/queries.js';
 import { loadPolicy } from '../policy/load.js';
 import { formatProblem } from '../policy/problem.js';
 

@@ -4,7 +4,8 @@ import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
 import { Gateway } from '../front/gateway.js';
 import { ensureOperatorToken } from '../front/operator/operator.js';
 import { createLogger } from '../log/logger.js';
-import { loadOrReport } from './check.js';
+import { loadPolicyIsolated } from '../policy/load-isolated.js';
+import { reportLoad } from './load-report.js';
 
 const CLI = fileURLToPath(new URL('./main.js', import.meta.url));
 
@@ -26,7 +27,8 @@ const step = (args: string[]): Promise<number> =>
 export const runServe = async (a: ServeArgs): Promise<number> => {
   const initArgs = ['init', '--policy', a.policy, ...(a.demo ? ['--demo-secrets'] : [])];
   if ((await step(initArgs)) !== 0) return 1;
-  const policy = loadOrReport(a.policy);
+  // Validated in a child process: the front never holds the schema library or the YAML parser.
+  const policy = reportLoad(await loadPolicyIsolated(a.policy), a.policy);
   if (!policy) return 1;
   const log = createLogger('front');
   const keys = await loadPublicKeys(policy.gateway.stateDir);

@@ -98,13 +98,3 @@ export const splitListen = (listen: string): [string, string] => {
   const host = listen.slice(0, i);
   return [host.startsWith('[') ? host.slice(1, -1) : host, listen.slice(i + 1)];
 };
-
-/** Secret files a domain's host will read, expanded for one lane (or as-is for a shared domain). */
-export const secretFilesFor = (p: Policy, domain: string, lane?: string): { name: string; file: string }[] =>
-  (p.domains[domain]?.secrets ?? []).map((s) => ({ name: s.name, file: lane ? s.file.replaceAll('{lane}', lane) : s.file }));
-
-/** Lanes that use at least one enabled server of this domain. */
-export const lanesOfDomain = (p: Policy, domain: string): string[] =>
-  Object.values(p.lanes)
-    .filter((l) => l.servers.some((s) => p.servers[s]?.domain === domain))
-    .map((l) => l.name);

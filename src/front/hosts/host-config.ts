@@ -1,6 +1,6 @@
 import type { HostConfig } from '../../link/config.js';
 import type { Policy } from '../../policy/model.js';
-import { secretFilesFor } from '../../policy/build.js';
+import { secretFilesFor } from '../../policy/queries.js';
 import type { Placement } from '../../shareability/placement.js';
 import type { GuardFile } from '../../records/guard-file.js';
 

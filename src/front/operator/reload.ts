@@ -1,6 +1,6 @@
 import { LINK } from '../../link/protocol.js';
 import { keyRetirements, loadPublicKeys } from '../../auth/keys.js';
-import { loadPolicy } from '../../policy/load.js';
+import { loadPolicyIsolated } from '../../policy/load-isolated.js';
 import { formatProblem } from '../../policy/problem.js';
 import type { Gateway } from '../gateway.js';
 
@@ -16,7 +16,7 @@ export interface ReloadResult {
  * hosts adopt new loadouts and servers in place, so unaffected lanes' children keep running.
  */
 export const reloadGateway = async (gw: Gateway): Promise<ReloadResult> => {
-  const r = loadPolicy(gw.policy.file);
+  const r = await loadPolicyIsolated(gw.policy.file);
   if (!r.policy) {
     const problems = r.problems.map(formatProblem);
     gw.log.error({ event: 'reload_refused', problems }, `reload refused: ${problems.length} problem(s); the running policy keeps serving`);
