@@ -1,7 +1,5 @@
-import { checkParamHeaders } from '../link/param-headers.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
-import { LanegateError } from '../errors.js';
 import { escapeUntrusted } from '../log/escape.js';
 import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
@@ -22,8 +20,8 @@ import { upstreamParams } from './upstream-params.js';
 import { isListMethod, type ListMethod } from '../link/lists.js';
 import { prefixResultUris } from './surface.js';
 import { listForLane } from './list.js';
-import { inScope } from '../shareability/scope.js';
-import { escalateLane, listedIn, processesOf } from './lane-moves.js';
+import { processesOf } from './lane-moves.js';
+import { admitCall, type GateDeps } from './call-gate.js';
 
 type Params = Record<string, unknown>;
 
@@ -43,6 +41,7 @@ export class Host {
   private readonly frames: ChildFrames;
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
+  private readonly gate: GateDeps;
 
   constructor(
     private cfg: HostConfig,
@@ -51,6 +50,13 @@ export class Host {
     private readonly log: Log,
     private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
   ) {
+    this.gate = {
+      vettedSurface: (slot, lane, era) => this.vettedSurface(slot, lane, era),
+      unavailable: (server) => this.unavailable(server),
+      resources: this.resources,
+      log,
+      notify: out.notify.bind(out),
+    };
     this.guard = new HostGuard(
       cfg.stateDir,
       cfg.pins ?? {},
@@ -241,38 +247,7 @@ export class Host {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
     }
     this.refreshTrust();
-    // A shared child executes only what was demonstrated: anything else moves THIS lane first.
-    if (slot.sharedFor(lane)) {
-      const v = inScope(slot.scope, method, params);
-      if (!v.inside) {
-        // A tool or prompt the server does not list is nobody's: refuse it, and move no one for it.
-        const surface = await this.vettedSurface(slot, lane, era).catch(() => undefined);
-        if (surface && !listedIn(surface, method, params))
-          throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
-        await escalateLane(slot, lane, v.request, { resources: this.resources, log: this.log, notify: this.out.notify.bind(this.out) });
-      }
-    }
-    let conn: UpstreamConn;
-    let surface: Surface;
-    try {
-      conn = await slot.conn(lane, era);
-      // Nothing is called on an upstream whose surface was not vetted.
-      surface = await this.vettedSurface(slot, lane, era);
-    } catch (e) {
-      throw new RpcFailure({ code: ERR.unavailable, message: e instanceof LanegateError ? e.detail : 'upstream unavailable' });
-    }
-    const why = this.unavailable(slot.config.name);
-    if (why)
-      throw new RpcFailure({
-        code: ERR.unavailable,
-        message: `upstream "${slot.config.name}" ${why.reason}`,
-        data: { [META.absent]: why.code },
-      });
-    if (headers && method === 'tools/call') {
-      const tool = surface.tools?.find((t) => t.name === params.name);
-      const bad = tool && checkParamHeaders(tool.inputSchema, (params.arguments ?? {}) as Params, (h) => headers[h]);
-      if (bad) throw new RpcFailure({ code: bad.code, message: bad.message, data: bad.data });
-    }
+    const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';
