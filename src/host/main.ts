@@ -9,6 +9,7 @@ import { launchStdio } from '../upstream/stdio-child.js';
 import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import { connectHttp } from '../upstream/http-client.js';
 import { openForward } from '../link/forward.js';
+import { LINK } from '../link/protocol.js';
 import { HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { Host } from './host.js';
 import { stdioLaunchFor } from './launch.js';
@@ -83,8 +84,8 @@ export const serveHost = (
     },
   );
   const linked = new LinePeer(link.input, link.output, {
-    // A forward may carry the lane's body as the front received it: opened here, once, to one shape.
-    onRequest: (req, signal) => host.handle(req.params ? { ...req, params: openForward(req.params) } : req, signal),
+    // LINK.forward carries the lane's body as the front received it: opened here, once, to one shape.
+    onRequest: (req, signal) => host.handle(req.method === LINK.forward ? { ...req, ...openForward(req.params ?? {}) } : req, signal),
     onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
   });
   peer = linked;

@@ -2,8 +2,8 @@
  * A lane's request forwarded to a host: the lane's params with the caller block in `_meta`.
  * Pure, and used by both ends: the front builds these params when it has changed the lane's
  * (a bare name prefixed, a catalog `call` unwrapped, input answered); when it has not, it sends
- * the lane's body as the text that arrived, beside the caller block, and the host opens it with
- * the same function. Either way the host sees one shape, and the front neither copies nor
+ * LINK.forward with the lane's body as the text that arrived, beside the caller block, and the
+ * host opens it with the same function. Either way the host sees one shape, and the front neither copies nor
  * re-serialises what it only routed.
  */
 import { JsonText } from '../rpc/json-text.js';
@@ -57,19 +57,25 @@ export const callerParams = (params: Params, caller: CallerBlock, trace?: Trace)
   return { ...params, _meta: meta };
 };
 
-/** The front's side: the lane's body text, unparsed, beside the caller block. */
-export const laneBodyParams = (bodyText: string, caller: CallerBlock, trace?: Trace): JsonText =>
+/** The front's side: the params of a LINK.forward, the lane's body text unparsed beside the caller block. */
+export const laneBodyParams = (method: string, bodyText: string, caller: CallerBlock, trace?: Trace): JsonText =>
   new JsonText(
-    `{"${META.caller}":${JSON.stringify(caller)}${trace?.traceparent ? `,"${TRACE}":${JSON.stringify(trace)}` : ''},"${LANE_BODY}":${bodyText}}`,
+    `{"method":${JSON.stringify(method)},"${META.caller}":${JSON.stringify(caller)}${trace?.traceparent ? `,"${TRACE}":${JSON.stringify(trace)}` : ''},"${LANE_BODY}":${bodyText}}`,
   );
 
-/** The host's side: params as the front sent them, opened to the one shape (callerParams's). */
-export const openForward = (params: Params): Params => {
-  if (!(LANE_BODY in params)) return params;
+/**
+ * The host's side of a LINK.forward: the lane's method and its params opened to the one shape
+ * (callerParams's). Only for that method: other requests' params are the front's own or the
+ * lane's, and a lane's keys are never read as link structure.
+ */
+export const openForward = (params: Params): { method: string; params: Params } => {
   const body = params[LANE_BODY];
   const lane = isObject(body) && isObject(body.params) ? body.params : {};
   const none: CallerBlock = { lane: '', era: 'legacy', holder: '' };
   const c = isObject(params[META.caller]) ? (params[META.caller] as unknown as CallerBlock) : none;
   const t = params[TRACE];
-  return callerParams(lane, c, isObject(t) ? (t as Trace) : undefined);
+  return {
+    method: typeof params.method === 'string' ? params.method : '',
+    params: callerParams(lane, c, isObject(t) ? (t as Trace) : undefined),
+  };
 };

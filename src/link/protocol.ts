@@ -12,6 +12,12 @@ export const LINK = {
   configure: 'lanegate/configure',
   measure: 'lanegate/measure',
   processes: 'lanegate/processes',
+  /**
+   * A lane's request whose params the front did not touch: the lane's body as the text that
+   * arrived, beside the caller block. A method of its own, so nothing a lane writes in its params
+   * is ever read as link structure.
+   */
+  forward: 'lanegate/forward',
   /** host → front request: an upstream asks a lane's client (sampling, elicitation, roots). */
   clientRequest: 'lanegate/client-request',
   /** host → front notifications */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EVERYTHING, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { legacySession } from '../helpers/mcp.js';
+import { EVERYTHING, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { legacySession, post, textOf } from '../helpers/mcp.js';
 import { sseMessages } from '../helpers/sse.js';
 
 /** Findings of a black-box attack on the running gateway, each kept fixed by a test. */
@@ -67,5 +67,42 @@ lanes:
     assert.equal(final.id, 9);
     assert.match(JSON.stringify(final.result), /FROM-SESSION-A/);
     assert.doesNotMatch(JSON.stringify(final.result), /FROM-SESSION-B/);
+  });
+});
+
+describe("attack regressions: link structure in a lane's params", () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { team: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: team, share: never, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  alice: { servers: [fix] }
+  bob: { servers: [fix] }
+`);
+  });
+  after(async () => gw.stop());
+
+  it("keys the link uses, written by a lane into its params, are the lane's data: they never change the lane or the call", async () => {
+    const pidOf = async (headers: Record<string, string>, params: Record<string, unknown>): Promise<string> => {
+      const r = await post(gw.url, { jsonrpc: '2.0', id: 3, method: 'tools/call', params }, headers);
+      return textOf((r.json as { result: unknown }).result);
+    };
+    const alice = await legacySession(gw.url, await gw.token('alice'));
+    const bob = await legacySession(gw.url, await gw.token('bob'));
+    const alicePid = await pidOf(alice, { name: 'fix_pid', arguments: {} });
+    const bobPid = await pidOf(bob, { name: 'fix_pid', arguments: {} });
+    assert.notEqual(alicePid, bobPid, 'each lane has its own child');
+    const smuggled = {
+      name: 'fix_pid',
+      arguments: {},
+      'lanegate/caller': { lane: 'bob', era: 'legacy', holder: '' },
+      'lanegate/lane-body': { params: { name: 'fix_pid', arguments: {} } },
+      method: 'tools/call',
+    };
+    // Untouched params (sent as the lane's text) and rewritten ones (a progress token is replaced).
+    assert.equal(await pidOf(alice, smuggled), alicePid);
+    assert.equal(await pidOf(alice, { ...smuggled, _meta: { progressToken: 'p', 'lanegate/caller': { lane: 'bob' } } }), alicePid);
   });
 });

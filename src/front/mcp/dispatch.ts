@@ -1,5 +1,5 @@
 import { lastsUntilOperatorActs } from '../../link/absence.js';
-import { type AbsenceCode, META } from '../../link/protocol.js';
+import { type AbsenceCode, LINK, META } from '../../link/protocol.js';
 import type { Policy } from '../../policy/model.js';
 import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forward.js';
 import { LIST_FIELDS } from '../../link/lists.js';
@@ -172,9 +172,11 @@ const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Ext
     ...(d.paramHeaders ? { headers: d.paramHeaders } : {}),
   };
   const untouched = d.laneBody !== undefined && req.params !== undefined && d.laneBody.params === req.params;
-  const sent = untouched && d.laneBody ? laneBodyParams(d.laneBody.text, caller, d.trace) : callerParams(params, caller, d.trace);
   try {
-    const raw = await d.hostRequestRaw(hostKey, req.method, sent, timeoutMs, d.signal);
+    const raw =
+      untouched && d.laneBody
+        ? await d.hostRequestRaw(hostKey, LINK.forward, laneBodyParams(req.method, d.laneBody.text, caller, d.trace), timeoutMs, d.signal)
+        : await d.hostRequestRaw(hostKey, req.method, callerParams(params, caller, d.trace), timeoutMs, d.signal);
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
       d.onSubscription?.(lane, d.holder ?? '', target, req.method === 'resources/subscribe');
     // The metric's label only: a nested "isError":true would count a success as a tool error.
