@@ -117,7 +117,7 @@ export class Gateway {
     );
     this.catalog = new Catalog(
       () => this.policy,
-      (key, method, params, timeout) => this.hostRequest(key, method, params, timeout),
+      (key, method, params, timeout) => this.hostRequestRaw(key, method, params, timeout),
     );
     this.evaluator = new Evaluator(
       () => this.policy,
@@ -126,17 +126,6 @@ export class Gateway {
       o.log,
       (kind) => this.metrics.passes.inc({ kind }),
     );
-  }
-
-  hostRequest(
-    key: string,
-    method: string,
-    params: Record<string, unknown>,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ): Promise<Record<string, unknown>> {
-    this.metrics.hostRequests.inc({ method });
-    return this.hosts.request(key, method, params, timeoutMs, signal);
   }
 
   hostRequestRaw(

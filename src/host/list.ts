@@ -21,6 +21,16 @@ export interface ListDeps {
   log: Log;
 }
 
+/** Items prefixed once per surface: every lane listing a shared child reads the same array. */
+const prefixedOnce = new WeakMap<Params[], { prefix: string; r: ReturnType<typeof prefixItems> }>();
+const prefixedItems = (method: ListMethod, prefix: string, items: Params[]): ReturnType<typeof prefixItems> => {
+  const known = prefixedOnce.get(items);
+  if (known && known.prefix === prefix) return known.r;
+  const r = prefixItems(method, prefix, items);
+  prefixedOnce.set(items, { prefix, r });
+  return r;
+};
+
 /**
  * One list method for a lane: every server's vetted items under its prefix, and for each server
  * that cannot be listed, an absence with its code (in `_meta`), never a silent gap.
@@ -39,7 +49,7 @@ export const listForLane = async (d: ListDeps, method: ListMethod): Promise<Para
           return [];
         }
         const items = (surface[field] as Params[] | undefined) ?? [];
-        const r = prefixItems(method, slot.config.prefix, items);
+        const r = prefixedItems(method, slot.config.prefix, items);
         if (!r.ok) {
           const reason = `refused: ${r.detail}`;
           d.refuse(name, reason);

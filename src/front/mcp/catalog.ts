@@ -5,13 +5,15 @@ import { CALLER_META } from '../../link/config.js';
 import { LIST_FIELDS, type ListMethod } from '../../link/lists.js';
 import { RpcFailure } from '../../rpc/jsonrpc.js';
 import type { Era } from '../../upstream/conn.js';
+import type { RawResult } from '../../rpc/raw.js';
+import { createHash } from 'node:crypto';
 
 export interface Listing {
   items: Record<string, unknown>[];
   absent: Absence[];
 }
 
-type HostRequest = (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<Record<string, unknown>>;
+type HostRequest = (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<RawResult>;
 
 const LIST_TIMEOUT_MS = 30_000;
 /** How long a caller that accepts it may reuse a listing with an absent upstream. */
@@ -27,6 +29,12 @@ export class Catalog {
   private readonly cache = new Map<string, Map<string, Listing>>();
   /** lane → `${era} ${method}` → a listing with an absent upstream, and when it was made. */
   private readonly incomplete = new Map<string, Map<string, { listing: Listing; at: number }>>();
+  /**
+   * A host's answers by content: lanes with the same servers get the same text, and share one
+   * parsed copy (100 lanes of 1,000 tools hold 1,000 tool objects, not 100,000). Emptied whenever
+   * a listing changes, so it holds only what current listings were made of.
+   */
+  private readonly answers = new Map<string, Listing>();
 
   constructor(
     private readonly policy: () => Policy,
@@ -48,9 +56,8 @@ export class Catalog {
     const parts = await Promise.all(
       [...hostsForLane(policy, lane)].map(async ([key, { servers }]) => {
         try {
-          const r = await this.request(key, method, { _meta: { [CALLER_META]: { lane, era } } }, LIST_TIMEOUT_MS);
-          const meta = r._meta as { [META.absent]?: Absence[] } | undefined;
-          return { items: (r[field] as Record<string, unknown>[] | undefined) ?? [], absent: meta?.[META.absent] ?? [] };
+          const raw = await this.request(key, method, { _meta: { [CALLER_META]: { lane, era } } }, LIST_TIMEOUT_MS);
+          return this.parsed(key, field, raw);
         } catch (e) {
           const reason = e instanceof RpcFailure ? e.rpc.message : 'host unavailable';
           return { items: [], absent: servers.map((server): Absence => ({ server, code: 'unavailable', reason })) };
@@ -71,8 +78,20 @@ export class Catalog {
     return listing;
   }
 
+  private parsed(key: string, field: string, raw: RawResult): Listing {
+    const id = `${key} ${field} ${createHash('sha256').update(raw.text).digest('base64')}`;
+    const known = this.answers.get(id);
+    if (known) return known;
+    const r = raw.parsed();
+    const meta = r._meta as { [META.absent]?: Absence[] } | undefined;
+    const part = { items: (r[field] as Record<string, unknown>[] | undefined) ?? [], absent: meta?.[META.absent] ?? [] };
+    this.answers.set(id, part);
+    return part;
+  }
+
   /** Forget cached listings of these lanes (of one list method, or all). */
   invalidate(lanes: Iterable<string>, method?: ListMethod): void {
+    this.answers.clear();
     for (const lane of lanes) {
       this.incomplete.delete(lane);
       if (!method) this.cache.delete(lane);
@@ -81,6 +100,7 @@ export class Catalog {
   }
 
   clear(): void {
+    this.answers.clear();
     this.cache.clear();
     this.incomplete.clear();
   }

@@ -1,0 +1,121 @@
+/**
+ * npm run bench:memory: resident memory of the front and a host, idle and under a realistic load:
+ * 100 lanes connected (a handshake-era session and its GET stream each) with 1,000 tools in each
+ * lane's catalog (10 servers of 100 tools in one shared domain), every catalog listed. Bare Node's
+ * figure is measured in the same run, as the baseline.
+ */
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
+
+const LANES = Number(process.env.BENCH_LANES ?? 100);
+const SERVERS = Number(process.env.BENCH_SERVERS ?? 10);
+const TOOLS_EACH = 100;
+const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 10000);
+
+const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+const childrenOf = (pid: number): number[] => {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+};
+const hostOf = (front: number): number | undefined =>
+  childrenOf(front).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('host/entry.js'));
+const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const bareNode = async (): Promise<number> => {
+  const p = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: 'ignore' });
+  await settle(1500);
+  const mb = rssMb(p.pid ?? 0);
+  p.kill();
+  return mb;
+};
+
+const headers = (token: string): Record<string, string> => ({
+  authorization: `Bearer ${token}`,
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+});
+
+/** A lane as a client keeps it: a session, its GET stream open, its catalog listed. */
+const connect = async (url: string, token: string, held: AbortController): Promise<number> => {
+  const h = headers(token);
+  const init = await fetch(url, {
+    method: 'POST',
+    headers: h,
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
+    }),
+  });
+  await init.text();
+  const sh = { ...h, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' };
+  void fetch(url, { method: 'GET', headers: sh, signal: held.signal }).catch(() => undefined);
+  const list = await fetch(url, { method: 'POST', headers: sh, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
+  const j = (await list.json()) as { result?: { tools?: unknown[] } };
+  return j.result?.tools?.length ?? 0;
+};
+
+const idle = async (): Promise<{ front: number; host: number }> => {
+  const gw = await startGateway(
+    `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  one: { servers: [fix] }
+`,
+    { env: { LANEGATE_LOG_LEVEL: 'warn' } },
+  );
+  try {
+    const held = new AbortController();
+    await connect(gw.url, await gw.token('one'), held);
+    held.abort();
+    await settle(3000);
+    return { front: rssMb(gw.pid), host: rssMb(hostOf(gw.pid) ?? 0) };
+  } finally {
+    await gw.stop();
+  }
+};
+
+const loaded = async (): Promise<{ front: number; host: number; tools: number }> => {
+  const names = Array.from({ length: SERVERS }, (_, i) => `s${i}`);
+  const servers = names
+    .map(
+      (n) =>
+        `  ${n}: { prefix: ${n}, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "${n}", "--extra-tools", "${TOOLS_EACH - 12}"] } }`,
+    )
+    .join('\n');
+  const lanes = Array.from({ length: LANES }, (_, i) => `  l${i}: { servers: [${names.join(', ')}] }`).join('\n');
+  const gw = await startGateway(`${policyHead()}\ntrustDomains: { public: { kind: shared } }\nservers:\n${servers}\nlanes:\n${lanes}\n`, {
+    env: { LANEGATE_LOG_LEVEL: 'warn' },
+  });
+  const held = new AbortController();
+  try {
+    let tools = 0;
+    for (let i = 0; i < LANES; i += 1) tools = await connect(gw.url, await gw.token(`l${i}`), held);
+    // Idle long enough for V8's memory reducer to return what the listings left behind.
+    await settle(SETTLE_MS);
+    return { front: rssMb(gw.pid), host: rssMb(hostOf(gw.pid) ?? 0), tools };
+  } finally {
+    held.abort();
+    await gw.stop();
+  }
+};
+
+const bare = await bareNode();
+const i = await idle();
+const l = await loaded();
+const f = (x: number): string => `${x.toFixed(1)} MB`;
+console.log('\nresident memory (RSS), this machine, one run\n');
+console.log(`bare node                                   ${f(bare)}`);
+console.log(
+  `front, idle                                 ${f(i.front)}   (goal <= 60 MB; ${(i.front - bare).toFixed(1)} MB over bare node)`,
+);
+console.log(`host, idle (one child)                      ${f(i.host)}   (goal <= 50 MB; ${(i.host - bare).toFixed(1)} MB over bare node)`);
+console.log(`front, ${LANES} lanes connected, ${l.tools} tools each    ${f(l.front)}   (goal <= 100 MB)`);
+console.log(`the shared host of those lanes (${SERVERS} children)   ${f(l.host)}`);
