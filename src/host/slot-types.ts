@@ -2,6 +2,7 @@ import type { RpcNotification, RpcRequest } from '../rpc/jsonrpc.js';
 import type { ServerConfig } from '../policy/model.js';
 import type { Surface } from '../guard/scanner.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
+import type { UpstreamEvent } from '../link/protocol.js';
 
 /** Who a child serves, as seen when one of its frames arrives. */
 export interface ChildScope {
@@ -65,3 +66,23 @@ export interface Instance {
   /** The instance's vetted surface (fetched once, re-fetched after list_changed or a restart). */
   surface?: Promise<Surface>;
 }
+
+/** Who a child serves, from its instance (pure). */
+export const scopeOf = (inst: Instance, shared: boolean): ChildScope => {
+  const key = inst.key;
+  if (inst.lane !== undefined) return { lanes: [inst.lane], sole: inst.lane, contested: false, era: inst.era, key };
+  const sole = inst.attached.size === 1 ? [...inst.attached][0] : undefined;
+  return { lanes: 'all', ...(sole !== undefined ? { sole } : {}), contested: shared && inst.attached.size > 1, era: inst.era, key };
+};
+
+/** The event a started child is reported with (pure). */
+export const startedEvent = (server: string, lane: string | undefined, conn: UpstreamConn): UpstreamEvent => {
+  const version = conn.init.serverInfo.version;
+  return {
+    server,
+    ...(lane ? { lane } : {}),
+    kind: 'started',
+    ...(conn.pid ? { pid: conn.pid } : {}),
+    ...(typeof version === 'string' ? { version } : {}),
+  };
+};

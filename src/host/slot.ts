@@ -3,8 +3,8 @@ import type { ServerConfig } from '../policy/model.js';
 import type { Placement } from '../shareability/placement.js';
 import type { Surface } from '../guard/scanner.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
-import { backoffDelay, STABLE_AFTER_MS } from '../supervision/restart.js';
-import type { ChildScope, Instance, SlotHooks } from './slot-types.js';
+import { noteFailure } from '../supervision/restart.js';
+import { type ChildScope, type Instance, type SlotHooks, scopeOf, startedEvent } from './slot-types.js';
 
 export type { ChildScope, SlotHooks } from './slot-types.js';
 
@@ -158,16 +158,7 @@ export class ServerSlot {
   }
 
   private scopeOf(inst: Instance): ChildScope {
-    const key = inst.key;
-    if (inst.lane !== undefined) return { lanes: [inst.lane], sole: inst.lane, contested: false, era: inst.era, key };
-    const sole = inst.attached.size === 1 ? [...inst.attached][0] : undefined;
-    return {
-      lanes: 'all',
-      ...(sole !== undefined ? { sole } : {}),
-      contested: this.placement === 'shared' && inst.attached.size > 1,
-      era: inst.era,
-      key,
-    };
+    return scopeOf(inst, this.placement === 'shared');
   }
 
   private start(inst: Instance): Promise<UpstreamConn> {
@@ -206,14 +197,7 @@ export class ServerSlot {
           this.touch(inst); // a restart after a crash idles out like any start
           inst.surface = undefined;
           this.hooks.onConnected?.(name, inst.key, conn);
-          const version = conn.init.serverInfo.version;
-          this.hooks.onEvent({
-            server: name,
-            ...(lane ? { lane } : {}),
-            kind: 'started',
-            ...(conn.pid ? { pid: conn.pid } : {}),
-            ...(typeof version === 'string' ? { version } : {}),
-          });
+          this.hooks.onEvent(startedEvent(name, lane, conn));
           return conn;
         },
         (e: unknown) => {
@@ -224,20 +208,13 @@ export class ServerSlot {
             if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
           }
           const detail = e instanceof LanegateError ? e.detail : 'failed to start';
-          this.noteFailure(inst, `failed to start (${detail})`);
+          noteFailure(inst, `failed to start (${detail})`);
           this.hooks.onEvent({ server: name, ...(lane ? { lane } : {}), kind: 'start_failed', detail });
           throw new LanegateError('upstream_unavailable', `upstream "${name}" failed to start: ${detail}`);
         },
       );
     inst.starting = p;
     return p;
-  }
-
-  private noteFailure(inst: Instance, what: string): void {
-    if (inst.startedAt > 0 && Date.now() - inst.startedAt > STABLE_AFTER_MS) inst.crashes = 0;
-    inst.crashes += 1;
-    inst.lastError = what;
-    inst.retryAt = Date.now() + backoffDelay(inst.crashes);
   }
 
   private onExit(inst: Instance, detail: string): void {
@@ -255,7 +232,7 @@ export class ServerSlot {
       this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'stopped' });
       return;
     }
-    this.noteFailure(inst, `crashed (${detail})`);
+    noteFailure(inst, `crashed (${detail})`);
     this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'crashed', detail });
     // Lists may differ after a restart: every lane served by this child re-lists.
     this.hooks.onNotification(this.config.name, this.scopeOf(inst), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { type Linked, spawnPiped, stopPiped } from '../../supervision/spawn.js';
 import type { Logger } from 'pino';
 import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../../link/config.js';
-import { backoffDelay, STABLE_AFTER_MS } from '../../supervision/restart.js';
+import { noteFailure } from '../../supervision/restart.js';
 import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
@@ -129,10 +129,7 @@ export class HostManager {
       if (h.peer === peer) h.peer = undefined;
       const detail = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
       if (h.stopping || this.closed) return;
-      if (h.startedAt > 0 && Date.now() - h.startedAt > STABLE_AFTER_MS) h.crashes = 0;
-      h.crashes += 1;
-      h.lastError = `crashed (${detail})`;
-      h.retryAt = Date.now() + backoffDelay(h.crashes);
+      noteFailure(h, `crashed (${detail})`);
       this.log.error({ event: 'host_crashed', host: key, detail, crashes: h.crashes }, 'host crashed');
       this.events.onHostExit(key, detail);
       const t = setTimeout(
@@ -160,8 +157,7 @@ export class HostManager {
       })
       .catch((e: unknown) => {
         h.ready = undefined;
-        h.lastError = 'failed to start';
-        h.retryAt = Date.now() + backoffDelay(++h.crashes);
+        noteFailure(h, 'failed to start');
         child.kill('SIGKILL');
         throw e instanceof RpcFailure ? e : new RpcFailure({ code: ERR.unavailable, message: `host "${key}" failed to start` });
       });
