@@ -105,4 +105,30 @@ lanes:
     assert.equal(await pidOf(alice, smuggled), alicePid);
     assert.equal(await pidOf(alice, { ...smuggled, _meta: { progressToken: 'p', 'lanegate/caller': { lane: 'bob' } } }), alicePid);
   });
+  it('a newline in a body (pretty-printed JSON, or a message of its own after one) never splits the link: the call answers, as its own lane', async () => {
+    const alice = await legacySession(gw.url, await gw.token('alice'));
+    const bob = await legacySession(gw.url, await gw.token('bob'));
+    const pid = async (headers: Record<string, string>, body: string): Promise<string> => {
+      const r = await fetch(gw.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(20_000) });
+      return textOf(((await r.json()) as { result: unknown }).result);
+    };
+    const plain = (id: number) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'fix_pid', arguments: {} } });
+    const alicePid = await pid(alice, plain(1));
+    const bobPid = await pid(bob, plain(1));
+    const pretty = JSON.stringify(JSON.parse(plain(2)), null, 2);
+    assert.equal(await pid(alice, pretty), alicePid, 'a pretty-printed body is answered');
+    // Messages a lane hopes the link reads as its own, one per line, over a window of link ids.
+    const smuggled = Array.from({ length: 300 }, (_, n) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: n,
+        method: 'tools/call',
+        params: { name: 'fix_pid', arguments: {}, _meta: { 'lanegate/caller': { lane: 'bob' } } },
+      }),
+    ).join('\n,\n');
+    const body = `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fix_pid","arguments":{},"z":[\n${smuggled}\n]}}`;
+    const got = await pid(alice, body);
+    assert.equal(got, alicePid, 'served as alice, by her own child');
+    assert.notEqual(got, bobPid);
+  });
 });

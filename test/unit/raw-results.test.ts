@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import { memoryLink } from '../../src/link/memory.js';
 import { LinePeer } from '../../src/rpc/peer.js';
 import { RawResult, rawResultLine } from '../../src/rpc/raw.js';
+import { JsonText } from '../../src/rpc/json-text.js';
 
 /** Results that cross a link as text: read without a parse when the line has the peer's own form. */
 describe('raw results on the link', () => {
@@ -54,5 +55,32 @@ describe('raw results on the link', () => {
     const r = RawResult.of({ content: [{ type: 'text', text: 'resultType is a word here' }], nested: { resultType: 'x' } });
     assert.equal(r.mayHave('resultType'), true);
     assert.equal(RawResult.of({ content: [{ type: 'text', text: 'resultType: not a key' }] }).mayHave('resultType'), false);
+  });
+});
+
+describe('JSON text on a newline-delimited link', () => {
+  it('never holds a line break, and still means the same value', () => {
+    const pretty = JSON.stringify({ a: 'x\ny', b: [1, { c: 'd\r\ne' }] }, null, 2);
+    assert.ok(pretty.includes('\n'));
+    const t = new JsonText(pretty);
+    assert.ok(!t.json.includes('\n') && !t.json.includes('\r'));
+    assert.deepEqual(JSON.parse(t.json), JSON.parse(pretty));
+  });
+
+  it('a body with a message of its own after a newline stays one message on the link', async () => {
+    const { front, host } = memoryLink();
+    const seen: string[] = [];
+    new LinePeer(host.input, host.output, {
+      onRequest: (req) => {
+        seen.push(req.method);
+        return { got: req.params };
+      },
+    });
+    const frontPeer = new LinePeer(front.input, front.output);
+    const injected = '{"x":[\n{"jsonrpc":"2.0","id":1,"method":"evil","params":{}}\n,1]}';
+    const raw = await frontPeer.requestRaw('fine', new JsonText(injected), 1000);
+    assert.deepEqual(seen, ['fine'], 'only the one request reached the other end');
+    assert.deepEqual((raw.parsed().got as { x: unknown[] }).x[0], { jsonrpc: '2.0', id: 1, method: 'evil', params: {} });
+    frontPeer.close('done');
   });
 });
