@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { EVERYTHING, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession, post, textOf } from '../helpers/mcp.js';
@@ -130,5 +131,56 @@ lanes:
     const got = await pid(alice, body);
     assert.equal(got, alicePid, 'served as alice, by her own child');
     assert.notEqual(got, bobPid);
+  });
+});
+
+describe('attack regressions: connections that never send a request', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(`${policyHead('  limits: { connections: 16 }')}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  research: { servers: [fix] }
+`);
+  });
+  after(async () => gw.stop());
+
+  it('cannot hold the shared connection pool: silent and trickling connections are closed, and the gateway answers again', async () => {
+    const { port } = new URL(gw.origin);
+    const open = (): Promise<Socket> =>
+      new Promise((resolve, reject) => {
+        const s = connect(Number(port), '127.0.0.1', () => resolve(s));
+        s.on('error', reject);
+      });
+    const closedWithin = (s: Socket, ms: number): Promise<boolean> =>
+      new Promise((resolve) => {
+        const t = setTimeout(() => resolve(false), ms);
+        s.once('close', () => {
+          clearTimeout(t);
+          resolve(true);
+        });
+      });
+    const started = Date.now();
+    const silent = await Promise.all(Array.from({ length: 15 }, open));
+    const trickle = await open();
+    trickle.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
+    const drip = setInterval(() => trickle.write('X-Slow: 1\r\n'), 1000);
+    try {
+      const health = () =>
+        fetch(`${gw.origin}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
+          (r) => r.status,
+          () => 0,
+        );
+      assert.equal(await health(), 0, 'the pool is full: the gateway cannot be reached');
+      const closed = await Promise.all([...silent, trickle].map((s) => closedWithin(s, 20_000)));
+      assert.ok(closed.every(Boolean), 'every idle connection was closed');
+      assert.ok(Date.now() - started < 20_000);
+      assert.equal(await health(), 200, 'the gateway answers again');
+    } finally {
+      clearInterval(drip);
+      for (const s of [...silent, trickle]) s.destroy();
+    }
   });
 });

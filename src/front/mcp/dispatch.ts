@@ -183,7 +183,12 @@ const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Ext
     d.onCall?.(server, lane, req.method, seconds(), raw.text.includes('"isError":true') ? 'tool_error' : undefined);
     return d.rawResults && RAW_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
   } catch (e) {
-    const rpc = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
+    const failed = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
+    // A timeout names the lane's method, never the link's.
+    const rpc =
+      failed.code === ERR.timeout && failed.message.startsWith(LINK.forward)
+        ? { ...failed, message: `${req.method} timed out after ${timeoutMs} ms` }
+        : failed;
     d.onCall?.(
       server,
       lane,
