@@ -42,7 +42,8 @@ const toolNamed = (surface: Surface, name: unknown): SurfaceTool | undefined => 
 /**
  * Everything a call must pass before its upstream sees it, in order: a shared child runs only
  * what was demonstrated (anything else moves this lane to its own child first, and a name the
- * server does not list moves no one), the surface is vetted, the server is not withheld, and a
+ * server does not list moves no one), the surface is vetted, the server is not withheld, the tool
+ * or prompt is one the server lists (so the guard vetted it and the lane was shown it), and a
  * 2026-07-28 call's Mcp-Param headers agree with the tool's schema. Returns the connection.
  */
 export const admitCall = async (d: GateDeps, slot: ServerSlot, call: CallOf, params: Params): Promise<UpstreamConn> => {
@@ -72,8 +73,11 @@ export const admitCall = async (d: GateDeps, slot: ServerSlot, call: CallOf, par
       message: `upstream "${slot.config.name}" ${why.reason}`,
       data: { [META.absent]: why.code },
     });
-  if (call.headers && method === 'tools/call') {
-    const tool = toolNamed(surface, params.name);
+  // What the server does not list was never vetted by the guard nor shown to the lane: nobody's to call.
+  const tool = method === 'tools/call' ? toolNamed(surface, params.name) : undefined;
+  if (method === 'tools/call' ? !tool : !listedIn(surface, method, params))
+    throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
+  if (call.headers && tool) {
     const headers = call.headers;
     const bad = tool && checkParamHeaders(tool.inputSchema, (params.arguments ?? {}) as Params, (h) => headers[h]);
     if (bad) throw new RpcFailure({ code: bad.code, message: bad.message, data: bad.data });

@@ -106,6 +106,24 @@ lanes:
     assert.equal(await pidOf(alice, smuggled), alicePid);
     assert.equal(await pidOf(alice, { ...smuggled, _meta: { progressToken: 'p', 'lanegate/caller': { lane: 'bob' } } }), alicePid);
   });
+  it('a tool its server does not list (so the guard never vetted it and the lane was never shown it) is refused, not called', async () => {
+    const alice = await legacySession(gw.url, await gw.token('alice'));
+    // The fixture implements `touch` but lists it only with --watch; this one runs without.
+    const r = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 'fix_touch', arguments: { uri: 'x' } } },
+      alice,
+    );
+    assert.equal(r.status, 403);
+    assert.equal((r.json?.error as { code?: number } | undefined)?.code, -32003);
+    const listed = await post(
+      gw.url,
+      { jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'fix_echo', arguments: { text: 'ok' } } },
+      alice,
+    );
+    assert.equal(textOf((listed.json as { result: unknown }).result), 'ok', 'a listed tool of the same server still runs');
+  });
+
   it('a newline in a body (pretty-printed JSON, or a message of its own after one) never splits the link: the call answers, as its own lane', async () => {
     const alice = await legacySession(gw.url, await gw.token('alice'));
     const bob = await legacySession(gw.url, await gw.token('bob'));
@@ -134,7 +152,7 @@ lanes:
   });
 });
 
-describe('attack regressions: connections that never send a request', () => {
+describe('attack regressions: the shared connection pool', () => {
   let gw: RunningGateway;
   before(async () => {
     gw = await startGateway(`${policyHead('  limits: { connections: 16 }')}
@@ -147,40 +165,75 @@ lanes:
   });
   after(async () => gw.stop());
 
-  it('cannot hold the shared connection pool: silent and trickling connections are closed, and the gateway answers again', async () => {
-    const { port } = new URL(gw.origin);
-    const open = (): Promise<Socket> =>
-      new Promise((resolve, reject) => {
-        const s = connect(Number(port), '127.0.0.1', () => resolve(s));
-        s.on('error', reject);
+  const open = (p: number): Promise<Socket> =>
+    new Promise((resolve, reject) => {
+      const s = connect(p, '127.0.0.1', () => resolve(s));
+      s.on('error', reject);
+    });
+  const closedWithin = (s: Socket, ms: number): Promise<boolean> =>
+    new Promise((resolve) => {
+      if (s.destroyed) return resolve(true);
+      const t = setTimeout(() => resolve(false), ms);
+      s.once('close', () => {
+        clearTimeout(t);
+        resolve(true);
       });
-    const closedWithin = (s: Socket, ms: number): Promise<boolean> =>
-      new Promise((resolve) => {
-        const t = setTimeout(() => resolve(false), ms);
-        s.once('close', () => {
-          clearTimeout(t);
-          resolve(true);
-        });
-      });
-    const started = Date.now();
-    const silent = await Promise.all(Array.from({ length: 15 }, open));
-    const trickle = await open();
+    });
+  const health = (origin: string) =>
+    fetch(`${origin}/healthz`, { signal: AbortSignal.timeout(1500) }).then(
+      (r) => r.status,
+      () => 0,
+    );
+
+  it('cannot hold the shared pool by doing nothing: idle connections make room, and are closed by their deadlines', async () => {
+    const p = Number(new URL(gw.origin).port);
+    const silent = await Promise.all(Array.from({ length: 15 }, () => open(p)));
+    const trickle = await open(p);
     trickle.write('POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     const drip = setInterval(() => trickle.write('X-Slow: 1\r\n'), 1000);
     try {
-      const health = () =>
-        fetch(`${gw.origin}/healthz`, { signal: AbortSignal.timeout(1000) }).then(
-          (r) => r.status,
-          () => 0,
-        );
-      assert.equal(await health(), 0, 'the pool is full: the gateway cannot be reached');
-      const closed = await Promise.all([...silent, trickle].map((s) => closedWithin(s, 20_000)));
+      assert.equal(await health(gw.origin), 200, 'a full pool of idle connections still lets a request in');
+      const closed = await Promise.all([...silent, trickle].map((s) => closedWithin(s, 15_000)));
       assert.ok(closed.every(Boolean), 'every idle connection was closed');
-      assert.ok(Date.now() - started < 20_000);
-      assert.equal(await health(), 200, 'the gateway answers again');
     } finally {
       clearInterval(drip);
       for (const s of [...silent, trickle]) s.destroy();
     }
+  });
+
+  it('cannot hold it by re-sending a cheap request on kept-alive connections; only requests in progress fill it', async () => {
+    const p = Number(new URL(gw.origin).port);
+    const busy = await Promise.all(Array.from({ length: 16 }, () => open(p)));
+    const again = () => {
+      for (const s of busy) if (!s.destroyed) s.write('GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    };
+    for (const s of busy) s.on('data', () => undefined);
+    again();
+    const loop = setInterval(again, 500);
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(await health(gw.origin), 200, 'a kept-alive connection between requests gives way');
+    } finally {
+      clearInterval(loop);
+      for (const s of busy) s.destroy();
+    }
+    // Sixteen streams in progress (a lane's GET streams) fill the pool: the seventeenth waits.
+    const token = await gw.token('research');
+    const held = new AbortController();
+    const sessions: Record<string, string>[] = [];
+    for (let i = 0; i < 16; i += 1) sessions.push(await legacySession(gw.url, token));
+    const streams: (Response | undefined)[] = [];
+    for (const h of sessions) streams.push(await fetch(gw.url, { method: 'GET', headers: h, signal: held.signal }).catch(() => undefined));
+    try {
+      assert.deepEqual(
+        streams.map((r) => r?.status),
+        Array(16).fill(200),
+      );
+      assert.equal(await health(gw.origin), 0, 'every connection has a request in progress: a new one is refused');
+    } finally {
+      held.abort();
+    }
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(await health(gw.origin), 200, 'and answers again when they end');
   });
 });
