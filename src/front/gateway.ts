@@ -161,9 +161,10 @@ export class Gateway {
   }
 
   private onGuardReport(key: string, r: GuardReport): void {
-    recordGuardReport(this.guard, r, this.policy.gateway.stateDir, this.log);
+    // A judgment of one lane's own child is that lane's: not the server's record, not others' news.
+    if (r.lane === undefined) recordGuardReport(this.guard, r, this.policy.gateway.stateDir, this.log);
     this.metrics.guard.inc({ server: r.server, status: r.status });
-    const lanes = lanesAffected(this.policy, key, r.server, 'all');
+    const lanes = r.lane !== undefined ? [r.lane] : lanesAffected(this.policy, key, r.server, 'all');
     this.catalog.invalidate(lanes);
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   }

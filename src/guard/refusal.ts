@@ -29,7 +29,10 @@ export const formatRefusal = (r: Refusal): string =>
     ...r.remedy.slice(1).map((l) => `            ${l}`),
   ].join('\n');
 
+/** A word for a POSIX shell, quoted unless it is plainly safe: a pasted remedy never runs an upstream's text. */
+export const shellQuote = (word: string): string => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
+
 export const semanticRemedy = (server: string, item: string): string[] => [
-  `lanegate inspect ${server} --tool ${item}`,
-  `override with: lanegate trust ${server} --tool ${item} --reviewed-by <you>`,
+  `lanegate inspect ${shellQuote(server)} --tool ${shellQuote(item)}`,
+  `override with: lanegate trust ${shellQuote(server)} --tool ${shellQuote(item)} --reviewed-by <you>`,
 ];

@@ -15,7 +15,7 @@ type SurfaceTool = Record<string, unknown>;
 
 export interface GateDeps {
   vettedSurface: (slot: ServerSlot, lane: string, era: Era) => Promise<Surface>;
-  unavailable: (server: string) => Omit<Absence, 'server'> | undefined;
+  unavailable: (server: string, lane: string) => Omit<Absence, 'server'> | undefined;
   resources: ResourceRelay;
   log: Log;
   notify: HostOut['notify'];
@@ -66,7 +66,7 @@ export const admitCall = async (d: GateDeps, slot: ServerSlot, call: CallOf, par
   } catch (e) {
     throw new RpcFailure({ code: ERR.unavailable, message: e instanceof LanegateError ? e.detail : 'upstream unavailable' });
   }
-  const why = d.unavailable(slot.config.name);
+  const why = d.unavailable(slot.config.name, lane);
   if (why)
     throw new RpcFailure({
       code: ERR.unavailable,

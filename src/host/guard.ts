@@ -20,6 +20,12 @@ interface ServerGuardState {
  */
 export class HostGuard {
   private readonly state = new Map<string, ServerGuardState>();
+  /**
+   * Refusals of a surface shown by ONE lane's own child: that lane's alone. Such a surface may hold
+   * what the lane put there itself (session resources named by it), so judging the server by it
+   * would let one lane withdraw a server from every other lane and put its words in their context.
+   */
+  private readonly laneRefusals = new Map<string, Map<string, { refusal: Refusal; surface: Surface }>>();
   private overrides: TrustOverride[] = [];
   private trustSeen = -1;
   private trustCheckedAt = 0;
@@ -34,13 +40,15 @@ export class HostGuard {
     for (const [server, p] of Object.entries(pins)) this.state.set(server, { status: 'admitted', pinned: p.hash, surface: p.surface });
   }
 
-  refusal(server: string): Refusal | undefined {
+  /** The refusal that holds for this server, for every lane or (if given) for this lane's own child. */
+  refusal(server: string, lane?: string): Refusal | undefined {
     const s = this.state.get(server);
-    return s?.status === 'refused' ? s.refusal : undefined;
+    if (s?.status === 'refused') return s.refusal;
+    return lane === undefined ? undefined : this.laneRefusals.get(server)?.get(lane)?.refusal;
   }
 
-  /** Re-reads overrides if the operator changed them; re-vets known surfaces. Returns servers whose status changed. */
-  refreshTrust(): string[] {
+  /** Re-reads overrides if the operator changed them; re-vets known surfaces. Returns what changed (a lane: its own child's). */
+  refreshTrust(): { server: string; lane?: string }[] {
     // The operator's overrides are re-read at most once a second: a stat per call is not free.
     const now = Date.now();
     if (now - this.trustCheckedAt < 1000) return [];
@@ -60,16 +68,63 @@ export class HostGuard {
         'trust overrides unreadable: none applied',
       );
     }
-    const changed: string[] = [];
+    const changed: { server: string; lane?: string }[] = [];
     for (const [server, st] of this.state) {
       if (st.status !== 'refused' && !unreadable) continue;
       const before = st.status;
-      if (this.vet(server, st.surface) !== before) changed.push(server);
+      if (this.vet(server, st.surface) !== before) changed.push({ server });
     }
+    for (const [server, byLane] of this.laneRefusals)
+      for (const [lane, r] of [...byLane]) if (this.vet(server, r.surface, lane) === 'admitted') changed.push({ server, lane });
     return changed;
   }
 
-  vet(server: string, surface: Surface): 'admitted' | 'refused' {
+  /** A lane's own child's surface: refused for that lane only; admitted, it changes nothing of the server's. */
+  private vetForLane(
+    server: string,
+    surface: Surface,
+    lane: string,
+    open: Finding[],
+    report: Omit<GuardReport, 'status'>,
+  ): 'admitted' | 'refused' {
+    const byLane = this.laneRefusals.get(server) ?? new Map<string, { refusal: Refusal; surface: Surface }>();
+    if (open.length === 0) {
+      if (byLane.delete(lane)) this.report({ ...report, status: 'admitted', lane });
+      return 'admitted';
+    }
+    const first = open[0] as Finding;
+    const refusal: Refusal = {
+      upstream: server,
+      lanes: [lane],
+      layer: 'semantic',
+      tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
+      finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
+      matched: first.matched,
+      action: `upstream withheld from lane "${lane}" (its own child showed this); other lanes unaffected`,
+      remedy: semanticRemedy(server, first.item),
+      when: 'drift',
+    };
+    byLane.set(lane, { refusal, surface });
+    this.laneRefusals.set(server, byLane);
+    this.log.error(
+      {
+        event: 'guard_refused',
+        server,
+        lane,
+        layer: 'semantic',
+        code: first.code,
+        tool: refusal.tool,
+        finding: refusal.finding,
+        when: 'drift',
+      },
+      `\n${formatRefusal(refusal)}`,
+    );
+    this.report({ ...report, status: 'refused', findings: open, refusal, lane });
+    return 'refused';
+  }
+
+  /** `lane`: the surface came from that lane's own child (see laneRefusals). */
+  vet(server: string, surface: Surface, lane?: string): 'admitted' | 'refused' {
     if (this.trustSeen < 0) {
       this.trustCheckedAt = 0;
       this.refreshTrust();
@@ -90,6 +145,8 @@ export class HostGuard {
       if (h) itemHashes[`${f.kind}:${f.item}`] = h;
     }
     for (const t of surface.tools ?? []) itemHashes[`tool:${String(t.name)}`] = itemHash(t);
+    if (lane !== undefined)
+      return this.vetForLane(server, surface, lane, open, { server, surfaceHash: hash, surface, findings: [], trusted, itemHashes });
 
     if (open.length > 0) {
       const first = open[0] as Finding;

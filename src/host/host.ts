@@ -33,7 +33,10 @@ type Params = Record<string, unknown>;
 export class Host {
   private readonly slots = new Map<string, ServerSlot>();
   private readonly byPrefix = new Map<string, ServerSlot>();
-  /** Upstreams refused until their surface changes (a name collision). */
+  /**
+   * Upstreams refused until their surface changes (a name collision): by server, or by
+   * `server\0lane` when the colliding surface was a lane's own child's.
+   */
   private readonly refused = new Map<string, string>();
   private readonly guard: HostGuard;
   private readonly progress = new ProgressTokens();
@@ -52,7 +55,7 @@ export class Host {
   ) {
     this.gate = {
       vettedSurface: (slot, lane, era) => this.vettedSurface(slot, lane, era),
-      unavailable: (server) => this.unavailable(server),
+      unavailable: (server, lane) => this.unavailable(server, lane),
       resources: this.resources,
       log,
       notify: out.notify.bind(out),
@@ -187,8 +190,11 @@ export class Host {
       {
         slots: this.slotsOfLane(lane),
         surface: (slot) => this.vettedSurface(slot, lane, era),
-        unavailable: (server) => this.unavailable(server),
-        refuse: (server, reason) => this.refused.set(server, reason),
+        unavailable: (server) => this.unavailable(server, lane),
+        refuse: (server, reason) => {
+          const slot = this.slots.get(server);
+          this.refused.set(slot && !slot.sharedFor(lane) ? `${server}\0${lane}` : server, reason);
+        },
         log: this.log,
       },
       method,
@@ -196,15 +202,15 @@ export class Host {
   }
 
   /** Why an upstream is withheld right now (guard, name collision or drift), with the remedy. */
-  private unavailable(server: string): Omit<Absence, 'server'> | undefined {
-    const g = this.guard.refusal(server);
+  private unavailable(server: string, lane?: string): Omit<Absence, 'server'> | undefined {
+    const g = this.guard.refusal(server, lane);
     if (g)
       return {
         code: 'refused',
         item: g.tool,
         reason: `refused by the guard (layer ${g.layer}, ${g.tool}: ${g.finding}); see: ${g.remedy.join('; ')}`,
       };
-    const collision = this.refused.get(server);
+    const collision = this.refused.get(server) ?? (lane === undefined ? undefined : this.refused.get(`${server}\0${lane}`));
     if (collision) return { code: 'collision', reason: collision };
     const drift = this.withheld.get(server);
     return drift ? { code: 'drift', reason: drift } : undefined;
@@ -212,8 +218,8 @@ export class Host {
 
   private refreshTrust(): void {
     const changed = this.guard.refreshTrust();
-    for (const server of changed) {
-      this.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: server, [META.lanes]: 'all' } });
+    for (const { server, lane } of changed) {
+      this.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: server, [META.lanes]: lane ? [lane] : 'all' } });
     }
   }
 
@@ -224,7 +230,8 @@ export class Host {
         const s = await fetchSurface(conn, slot.config.callTimeoutMs);
         checkInventory(slot.config, conn, s, { log: this.log, notify: this.out.notify.bind(this.out), withheld: this.withheld });
         // A refusal is logged by the guard as one structured event (guard_refused).
-        this.guard.vet(slot.config.name, s);
+        // A lane's own child is judged for that lane; a shared child for every lane it serves.
+        this.guard.vet(slot.config.name, s, slot.sharedFor(lane) ? undefined : lane);
         return s;
       }),
     );
@@ -273,6 +280,7 @@ export class Host {
   /** A child's list changed: re-scan at once, so a changed surface is vetted before any lane lists it. */
   private listChanged(server: string, scope: ChildScope, method: ListChanged): void {
     this.refused.delete(server);
+    for (const l of scope.lanes === 'all' ? Object.keys(this.cfg.lanes) : scope.lanes) this.refused.delete(`${server}\0${l}`);
     const slot = this.slots.get(server);
     const lanes = scope.lanes;
     const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];

@@ -14,6 +14,11 @@ export interface GuardReport {
   itemHashes: Record<string, string>;
   drift?: { from: string; to: string; changes: ReturnType<typeof diffSurfaces> };
   refusal?: Refusal;
+  /**
+   * Set when the surface came from a lane's own child: the judgment is that lane's alone (its
+   * child's surface may hold what the lane itself put there, such as session resources).
+   */
+  lane?: string;
 }
 
 /** A pre-flight's outcome as a host reports it to the front (part of lanegate/measure's answer). */

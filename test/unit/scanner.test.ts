@@ -209,3 +209,25 @@ describe('refusal format', () => {
     assert.ok(!/\n {2}action: fake/.test(text));
   });
 });
+
+describe('remedies an operator pastes', () => {
+  it('quote every word a shell would read, so an upstream-chosen name is only ever an argument', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const { shellQuote, semanticRemedy } = await import('../../src/guard/refusal.js');
+    for (const word of [
+      'echo',
+      "it's",
+      '<IMPORTANT>x</IMPORTANT>',
+      'a; touch /tmp/pwned',
+      '$(id)',
+      '`id`',
+      'new\nline',
+      "''",
+      'demo://r/s p',
+    ]) {
+      const out = spawnSync('sh', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' });
+      assert.equal(out.stdout, word);
+    }
+    assert.match(semanticRemedy('srv', 'a; rm -rf ~')[1] ?? '', /--tool 'a; rm -rf ~'/);
+  });
+});
