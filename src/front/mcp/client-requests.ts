@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ERR, RpcFailure } from '../../rpc/jsonrpc.js';
 import type { CallStreams } from '../transport/call-streams.js';
 import type { Sessions } from './sessions.js';
@@ -21,7 +22,6 @@ interface Waiting {
  */
 export class ClientRequests {
   private readonly waiting = new Map<string, Waiting>();
-  private next = 1;
 
   ask(
     lane: string,
@@ -30,7 +30,8 @@ export class ClientRequests {
     deliver: (msg: Record<string, unknown>) => readonly string[] | undefined,
     timeoutMs = 300_000,
   ): Promise<Record<string, unknown>> {
-    const id = `lg-${this.next++}-${Math.random().toString(36).slice(2, 10)}`;
+    // Random only: a counter shared by every lane would let one lane count another's requests.
+    const id = `lg-${randomUUID()}`;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
