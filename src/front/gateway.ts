@@ -32,7 +32,7 @@ import { LaneLoad } from './transport/lane-load.js';
 import { FairShare } from './transport/fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './operator/live-review.js';
-import { CHECK_EVERY_MS, HEADERS_MS, managePool } from './transport/connection-pool.js';
+import { CHECK_EVERY_MS, managePool } from './transport/connection-pool.js';
 
 const LIST_OF: Record<string, ListMethod[]> = {
   'notifications/tools/list_changed': ['tools/list'],
@@ -41,7 +41,6 @@ const LIST_OF: Record<string, ListMethod[]> = {
 };
 
 /** How long a client may take to send a whole request. */
-const REQUEST_TIMEOUT_MS = 30_000;
 
 export interface GatewayOptions {
   policy: Policy;
@@ -260,11 +259,6 @@ export class Gateway {
       );
       this.server.once('error', reject);
     });
-    const server = this.server as unknown as { maxConnections: number; requestTimeout: number; headersTimeout: number };
-    // A request (headers and body) must arrive within 30 s: a client trickling a body cannot hold a
-    // connection of the shared pool for node's default 5 minutes. Responses (SSE) are not limited.
-    server.requestTimeout = REQUEST_TIMEOUT_MS;
-    server.headersTimeout = HEADERS_MS;
     managePool(this.server as unknown as import('node:http').Server, g.limits.connections);
     await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
     // A budgeted pass measures what has never been measured; it changes placements at the next host start.

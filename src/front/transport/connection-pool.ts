@@ -5,6 +5,11 @@ import type { Socket } from 'node:net';
 export const FIRST_REQUEST_MS = 10_000;
 /** A request's headers must arrive within this of its first byte. */
 export const HEADERS_MS = 10_000;
+/**
+ * A request (headers and body) must arrive within this: a client trickling a body cannot hold a
+ * connection of the shared pool for node's default 5 minutes. Responses (SSE) are not limited.
+ */
+export const REQUEST_MS = 30_000;
 /** How often node checks the header and request deadlines (its default, 30 s, adds up to 30 s to each). */
 export const CHECK_EVERY_MS = 1_000;
 
@@ -22,6 +27,8 @@ export const CHECK_EVERY_MS = 1_000;
  */
 export const managePool = (server: Server, size: number, firstRequestMs = FIRST_REQUEST_MS): void => {
   server.maxConnections = size * 2;
+  server.requestTimeout = REQUEST_MS;
+  server.headersTimeout = HEADERS_MS;
   const open = new Set<Socket>();
   /** Connections with no request in progress, longest idle first (a Set keeps insertion order). */
   const idle = new Set<Socket>();
