@@ -1,4 +1,4 @@
-import { escapeUntrusted } from '../log/escape.js';
+import { escapeUntrusted, shellQuote } from '../log/escape.js';
 
 export interface Refusal {
   upstream: string;
@@ -6,6 +6,8 @@ export interface Refusal {
   layer: 'structural' | 'semantic';
   /** The tool (or prompt, resource, "instructions", policy path) the finding is about. */
   tool: string;
+  /** The item as `lanegate trust --tool` names it (without the kind), when it differs from `tool`. */
+  item?: string;
   finding: string;
   matched: string;
   action: string;
@@ -28,9 +30,6 @@ export const formatRefusal = (r: Refusal): string =>
     `  remedy:   ${r.remedy[0] ?? ''}`,
     ...r.remedy.slice(1).map((l) => `            ${l}`),
   ].join('\n');
-
-/** A word for a POSIX shell, quoted unless it is plainly safe: a pasted remedy never runs an upstream's text. */
-export const shellQuote = (word: string): string => (/^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`);
 
 export const semanticRemedy = (server: string, item: string): string[] => [
   `lanegate inspect ${shellQuote(server)} --tool ${shellQuote(item)}`,

@@ -98,6 +98,7 @@ export class HostGuard {
       lanes: [lane],
       layer: 'semantic',
       tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
+      item: first.item,
       finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
       matched: first.matched,
       action: `upstream withheld from lane "${lane}" (its own child showed this); other lanes unaffected`,
@@ -155,6 +156,7 @@ export class HostGuard {
         lanes: this.lanesOf(server),
         layer: 'semantic',
         tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
+        item: first.item,
         finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more finding${open.length > 2 ? 's' : ''})` : ''}`,
         matched: first.matched,
         action: drift

