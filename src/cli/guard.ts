@@ -114,16 +114,22 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
       '',
       formatRefusal({
         upstream: server,
-        lanes: Object.values(policy.lanes)
-          .filter((l) => l.servers.includes(server))
-          .map((l) => l.name),
+        lanes:
+          rec.lane !== undefined
+            ? [rec.lane]
+            : Object.values(policy.lanes)
+                .filter((l) => l.servers.includes(server))
+                .map((l) => l.name),
         layer: 'semantic',
         tool: first.item,
         finding: first.finding,
         matched: first.matched,
-        action: atDrift
-          ? 'upstream withdrawn from every lane at once; lanes served without it'
-          : 'upstream not registered; lanes served without it',
+        action:
+          rec.lane !== undefined
+            ? `upstream withheld from lane "${rec.lane}", whose own child showed this; every other child is vetted as it changes`
+            : atDrift
+              ? 'upstream withdrawn from every lane at once; lanes served without it'
+              : 'upstream not registered; lanes served without it',
         remedy: semanticRemedy(server, first.item),
         when: atDrift ? 'drift' : 'admission',
       }),

@@ -160,8 +160,8 @@ export class Gateway {
   }
 
   private onGuardReport(key: string, r: GuardReport): void {
-    // A judgment of one lane's own child is that lane's: not the server's record, not others' news.
-    if (r.lane === undefined) recordGuardReport(this.guard, r, this.policy.gateway.stateDir, this.log);
+    // Recorded either way (review and inspect show it); a judgment of one lane's own child is news to that lane only.
+    recordGuardReport(this.guard, r, this.policy.gateway.stateDir, this.log);
     this.metrics.guard.inc({ server: r.server, status: r.status });
     const lanes = r.lane !== undefined ? [r.lane] : lanesAffected(this.policy, key, r.server, 'all');
     this.catalog.invalidate(lanes);

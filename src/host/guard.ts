@@ -89,7 +89,8 @@ export class HostGuard {
   ): 'admitted' | 'refused' {
     const byLane = this.laneRefusals.get(server) ?? new Map<string, { refusal: Refusal; surface: Surface }>();
     if (open.length === 0) {
-      if (byLane.delete(lane)) this.report({ ...report, status: 'admitted', lane });
+      // Recorded (a clean change is drift), told to this lane only; the server's pin in this host stays.
+      if (byLane.delete(lane) || report.drift) this.report({ ...report, status: 'admitted', pinnedHash: report.surfaceHash, lane });
       return 'admitted';
     }
     const first = open[0] as Finding;
@@ -101,7 +102,7 @@ export class HostGuard {
       item: first.item,
       finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
       matched: first.matched,
-      action: `upstream withheld from lane "${lane}" (its own child showed this); other lanes unaffected`,
+      action: `upstream withheld from lane "${lane}", whose own child showed this; every other child is vetted as it changes`,
       remedy: semanticRemedy(server, first.item),
       when: 'drift',
     };
@@ -146,8 +147,19 @@ export class HostGuard {
       if (h) itemHashes[`${f.kind}:${f.item}`] = h;
     }
     for (const t of surface.tools ?? []) itemHashes[`tool:${String(t.name)}`] = itemHash(t);
-    if (lane !== undefined)
-      return this.vetForLane(server, surface, lane, open, { server, surfaceHash: hash, surface, findings: [], trusted, itemHashes });
+    // The first surface a host sees of a server (a fresh child, before any lane acted on it) is the
+    // server's, pinned and judged for every lane; later ones from a lane's own child are that lane's.
+    if (lane !== undefined && prev !== undefined)
+      return this.vetForLane(server, surface, lane, open, {
+        server,
+        surfaceHash: hash,
+        ...(pinned !== undefined ? { pinnedHash: pinned } : {}),
+        surface,
+        findings: [],
+        trusted,
+        itemHashes,
+        ...(drift ? { drift } : {}),
+      });
 
     if (open.length > 0) {
       const first = open[0] as Finding;

@@ -15,6 +15,8 @@ export interface GuardRecord {
   trusted: Finding[];
   itemHashes: Record<string, string>;
   seenAt: string;
+  /** Set when this judgment was of one lane's own child: it holds for that lane only. */
+  lane?: string;
   drift: { at: string; from: string; to: string; changes: SurfaceChange[]; outcome: 'admitted' | 'refused' }[];
 }
 

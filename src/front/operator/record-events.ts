@@ -29,6 +29,7 @@ export const recordGuardReport = (guard: GuardFile, r: GuardReport, stateDir: st
     trusted: r.trusted,
     itemHashes: r.itemHashes,
     seenAt: now,
+    ...(r.lane !== undefined ? { lane: r.lane } : {}),
     drift: drift.slice(-MAX_DRIFT),
   };
   try {
