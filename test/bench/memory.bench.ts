@@ -87,7 +87,7 @@ const loaded = async (): Promise<{ front: number; host: number; tools: number }>
   const servers = names
     .map(
       (n) =>
-        `  ${n}: { prefix: ${n}, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "${n}", "--extra-tools", "${TOOLS_EACH - 12}"] } }`,
+        `  ${n}: { prefix: ${n}, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--name", "${n}", "--extra-tools", "${TOOLS_EACH - 13}"] } }`,
     )
     .join('\n');
   const lanes = Array.from({ length: LANES }, (_, i) => `  l${i}: { servers: [${names.join(', ')}] }`).join('\n');

@@ -151,6 +151,22 @@ lanes:
     assert.doesNotMatch(status, /MARKER-7731/);
   });
 
+  it("a name collision in one lane's own child withholds the server from that lane only", async () => {
+    const alice = await legacySession(gw.url, await gw.token('alice'));
+    const bob = await legacySession(gw.url, await gw.token('bob'));
+    const list = async (h: Record<string, string>): Promise<string> =>
+      JSON.stringify((await post(gw.url, { jsonrpc: '2.0', id: 8, method: 'tools/list' }, h)).json);
+    assert.match(await list(bob), /fix_pid/);
+    await post(gw.url, { jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'fix_duplicate', arguments: {} } }, alice);
+    let aliceList = await list(alice);
+    for (let i = 0; i < 20 && aliceList.includes('fix_pid'); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+      aliceList = await list(alice);
+    }
+    assert.doesNotMatch(aliceList, /fix_pid/, 'the lane whose child lists a name twice loses the server');
+    assert.match(await list(bob), /fix_pid/, 'the other lane keeps it');
+  });
+
   it('a newline in a body (pretty-printed JSON, or a message of its own after one) never splits the link: the call answers, as its own lane', async () => {
     const alice = await legacySession(gw.url, await gw.token('alice'));
     const bob = await legacySession(gw.url, await gw.token('bob'));

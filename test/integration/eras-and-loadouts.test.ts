@@ -45,6 +45,7 @@ describe('two lanes, two loadouts, both protocol eras', () => {
           'fix_ask',
           'fix_count',
           'fix_crash',
+          'fix_duplicate',
           'fix_echo',
           'fix_meta',
           'fix_mutate',
