@@ -40,8 +40,6 @@ const LIST_OF: Record<string, ListMethod[]> = {
   'notifications/resources/list_changed': ['resources/list', 'resources/templates/list'],
 };
 
-/** How long a client may take to send a whole request. */
-
 export interface GatewayOptions {
   policy: Policy;
   publicKeys: ReadonlyMap<string, CryptoKey>;

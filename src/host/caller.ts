@@ -1,19 +1,11 @@
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { CALLER_META } from '../link/config.js';
-import type { Era } from '../upstream/conn.js';
+import type { CallerBlock } from '../link/forward.js';
 
 type Params = Record<string, unknown>;
 
-/** Who is calling, as the front states it in the caller block of a request to a host. */
-export interface Caller {
-  lane: string;
-  /** The era of the lane's request (legacy if unsaid). */
-  era: Era;
-  /** The lane's holder (a session, a listen stream) that made it; resource subscriptions are its. */
-  holder: string;
-  /** A 2026-07-28 tools/call's Mcp-Param-* headers, to check against the tool's schema. */
-  headers?: Record<string, string>;
-}
+/** Who is calling: the caller block the front writes (link/forward.ts), as the host reads it. */
+export type Caller = CallerBlock;
 
 /**
  * Reads the caller block and checks that this host serves that lane (a per-lane host serves only

@@ -7,7 +7,8 @@
  * re-serialises what it only routed.
  */
 import { JsonText } from '../rpc/json-text.js';
-import type { Era } from '../upstream/conn.js';
+import { isObject } from '../records/atomic.js';
+import { type Era, MODERN_META } from '../upstream/conn.js';
 import { META } from './protocol.js';
 
 type Params = Record<string, unknown>;
@@ -31,7 +32,6 @@ export const LANE_BODY = 'lanegate/lane-body';
 const TRACE = 'lanegate/trace';
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
-const isObject = (v: unknown): v is Params => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** Passes the lane's W3C trace context on (in _meta, where MCP carries it), if well formed. */
 const withTrace = (meta: Params, trace: Trace | undefined): void => {
@@ -52,7 +52,7 @@ export const callerParams = (params: Params, caller: CallerBlock, trace?: Trace)
     if (!k.startsWith('io.modelcontextprotocol/')) meta[k] = v;
   }
   withTrace(meta, trace);
-  const caps = original['io.modelcontextprotocol/clientCapabilities'];
+  const caps = original[MODERN_META.clientCapabilities];
   meta[META.caller] = { ...caller, ...(isObject(caps) ? { capabilities: caps } : {}) };
   return { ...params, _meta: meta };
 };

@@ -12,6 +12,11 @@ import {
 import { RawResult } from './raw.js';
 import type { JsonText } from './json-text.js';
 
+const TIMED_OUT_HERE = 'lanegate/timed-out-here';
+/** Whether a timeout is this endpoint's own (no answer came in time), not one the peer reported. */
+export const isLinkTimeout = (e: { data?: unknown }): boolean =>
+  typeof e.data === 'object' && e.data !== null && (e.data as Record<string, unknown>)[TIMED_OUT_HERE] === true;
+
 export interface PeerHandlers {
   /** `signal` aborts when the peer cancels this request (notifications/cancelled). */
   onRequest?: (req: RpcRequest, signal: AbortSignal) => Promise<Record<string, unknown>> | Record<string, unknown>;
@@ -95,7 +100,9 @@ export class RpcEndpoint {
         p.timer = setTimeout(() => {
           this.pending.delete(id);
           this.handlers.onAbandon?.(id);
-          reject(new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms` }));
+          reject(
+            new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms`, data: { [TIMED_OUT_HERE]: true } }),
+          );
         }, timeoutMs);
       }
       this.pending.set(id, p);

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
+import { legacySession } from '../helpers/mcp.js';
 
 const LANES = Number(process.env.BENCH_LANES ?? 100);
 const SERVERS = Number(process.env.BENCH_SERVERS ?? 10);
@@ -33,27 +34,9 @@ const bareNode = async (): Promise<number> => {
   return mb;
 };
 
-const headers = (token: string): Record<string, string> => ({
-  authorization: `Bearer ${token}`,
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-});
-
 /** A lane as a client keeps it: a session, its GET stream open, its catalog listed. */
 const connect = async (url: string, token: string, held: AbortController): Promise<number> => {
-  const h = headers(token);
-  const init = await fetch(url, {
-    method: 'POST',
-    headers: h,
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } },
-    }),
-  });
-  await init.text();
-  const sh = { ...h, 'mcp-session-id': init.headers.get('mcp-session-id') ?? '' };
+  const sh = await legacySession(url, token);
   void fetch(url, { method: 'GET', headers: sh, signal: held.signal }).catch(() => undefined);
   const list = await fetch(url, { method: 'POST', headers: sh, body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' }) });
   const j = (await list.json()) as { result?: { tools?: unknown[] } };

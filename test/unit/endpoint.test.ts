@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RpcEndpoint } from '../../src/rpc/endpoint.js';
+import { isLinkTimeout, RpcEndpoint } from '../../src/rpc/endpoint.js';
 import { type RpcMessage, RpcFailure } from '../../src/rpc/jsonrpc.js';
 
 /** The protocol layer with a transport made of two arrays: what went out, and what comes back in. */
@@ -28,7 +28,8 @@ describe('the JSON-RPC protocol layer (one for every transport)', () => {
     const out: RpcMessage[] = [];
     const abandoned: unknown[] = [];
     const e = new RpcEndpoint((m) => void out.push(m), { onAbandon: (id) => abandoned.push(id) });
-    await assert.rejects(e.request('slow', {}, 20), /timed out/);
+    await assert.rejects(e.request('slow', {}, 20), (err: RpcFailure) => /timed out/.test(err.message) && isLinkTimeout(err.rpc));
+    assert.equal(isLinkTimeout({ data: undefined }), false, "a peer's reported timeout is not this link's");
     const ac = new AbortController();
     const p = e.request('long', {}, 0, ac.signal);
     ac.abort();

@@ -4,6 +4,7 @@ import type { Policy } from '../../policy/model.js';
 import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forward.js';
 import { LIST_FIELDS } from '../../link/lists.js';
 import { ERR, RpcFailure, type RpcRequest } from '../../rpc/jsonrpc.js';
+import { isLinkTimeout } from '../../rpc/endpoint.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
 import type { Catalog } from './catalog.js';
@@ -103,8 +104,11 @@ export const parsedResult = (r: Dispatched): Dispatched => {
   return { ...rest, result: raw.parsed() };
 };
 
-/** Calls whose results are large or frequent enough to pass through the front as text. */
-const RAW_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
+/**
+ * The calls of the protocol (as against lists and housekeeping): their answers may stream
+ * (progress, logs) and their results pass through the front as text.
+ */
+export const CALL_METHODS: ReadonlySet<string> = new Set(['tools/call', 'resources/read', 'prompts/get', 'completion/complete']);
 
 /**
  * Whether retrying can help, for an upstream that could not take a call. A refusal by the guard,
@@ -171,23 +175,23 @@ const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Ext
     holder: d.holder ?? '',
     ...(d.paramHeaders ? { headers: d.paramHeaders } : {}),
   };
-  const untouched = d.laneBody !== undefined && req.params !== undefined && d.laneBody.params === req.params;
+  // The lane's body, while this request still carries exactly the params parsed from it.
+  const body = req.params !== undefined && d.laneBody?.params === req.params ? d.laneBody : undefined;
   try {
-    const raw =
-      untouched && d.laneBody
-        ? await d.hostRequestRaw(hostKey, LINK.forward, laneBodyParams(req.method, d.laneBody.text, caller, d.trace), timeoutMs, d.signal)
-        : await d.hostRequestRaw(hostKey, req.method, callerParams(params, caller, d.trace), timeoutMs, d.signal);
+    const raw = body
+      ? await d.hostRequestRaw(hostKey, LINK.forward, laneBodyParams(req.method, body.text, caller, d.trace), timeoutMs, d.signal)
+      : await d.hostRequestRaw(hostKey, req.method, callerParams(params, caller, d.trace), timeoutMs, d.signal);
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
       d.onSubscription?.(lane, d.holder ?? '', target, req.method === 'resources/subscribe');
     // The metric's label only: a nested "isError":true would count a success as a tool error.
     d.onCall?.(server, lane, req.method, seconds(), raw.text.includes('"isError":true') ? 'tool_error' : undefined);
-    return d.rawResults && RAW_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
+    return d.rawResults && CALL_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
   } catch (e) {
     const failed = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
-    // A timeout names the lane's method, never the link's.
+    // The link's own timeout (not an upstream's, relayed by the host) names the lane's method, never the link's.
     const rpc =
-      failed.code === ERR.timeout && failed.message.startsWith(LINK.forward)
-        ? { ...failed, message: `${req.method} timed out after ${timeoutMs} ms` }
+      failed.code === ERR.timeout && isLinkTimeout(failed)
+        ? { code: ERR.timeout, message: `${req.method} timed out after ${timeoutMs} ms` }
         : failed;
     d.onCall?.(
       server,

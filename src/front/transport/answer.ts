@@ -6,11 +6,9 @@ import { answerModern } from './answer-modern.js';
 import { reachLane } from '../mcp/client-requests.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { withCallToken } from './call-streams.js';
-import { type Dispatched, dispatch, parsedResult } from '../mcp/dispatch.js';
+import { CALL_METHODS, type Dispatched, dispatch, parsedResult } from '../mcp/dispatch.js';
 import type { RawResult } from '../../rpc/raw.js';
 import { type McpHttpDeps, withTraceOf } from './http-deps.js';
-
-const STREAMABLE = new Set(['tools/call', 'prompts/get', 'resources/read', 'completion/complete']);
 
 let modernSeq = 0;
 /**
@@ -27,7 +25,15 @@ const inflightKey = (lane: string, session: string | undefined, id: unknown): st
 /** A result passed on as text is parsed only if it may carry the 2026-07-28 resultType this path acts on. */
 const readable = (r: Dispatched): Dispatched => (r.raw?.mayHave('resultType') ? parsedResult(r) : r);
 
-/** A handshake-era answer around a result the front did not parse: the host's bytes, spliced. */
+/** A handshake-era answer as JSON-RPC: the result (or error) under the lane's id. */
+export const legacyRender =
+  (id: unknown) =>
+  (r: Dispatched): { status: number; body: Record<string, unknown> } => ({
+    status: r.status,
+    body: r.error ? { jsonrpc: '2.0', id, error: r.error } : { jsonrpc: '2.0', id, result: r.result ?? {} },
+  });
+
+/** The same answer around a result the front did not parse: the host's bytes, spliced. */
 const rawAnswer = (c: Context, id: unknown, r: Dispatched & { raw: RawResult }): Response =>
   c.body(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${r.raw.text}}`, r.status as 200, { 'content-type': 'application/json' });
 
@@ -93,15 +99,15 @@ export const cancelFrom = (
   if (hits.length === 1) hits[0]?.[1].abort();
 };
 
+/** The request's headers as node parsed them (Hono's c.req.header() would build a whole Request for this). */
+const nodeHeaders = (c: Context): Readonly<Record<string, string | string[] | undefined>> =>
+  (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming?.headers ?? {};
+
 /**
  * Dispatches and answers. A call whose client accepts SSE answers as plain JSON unless a
  * notification for it (progress, a log line) arrives before its result: then the response turns
  * into an SSE stream carrying those notifications and, last, the result.
  */
-/** The request's headers as node parsed them (Hono's c.req.header() would build a whole Request for this). */
-const nodeHeaders = (c: Context): Readonly<Record<string, string | string[] | undefined>> =>
-  (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming?.headers ?? {};
-
 export const answer = async (
   c: Context,
   d0: McpHttpDeps,
@@ -134,11 +140,11 @@ export const answer = async (
     ...(session !== undefined ? { holder: session } : {}),
     ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(nodeHeaders(c)) } : {}),
   };
-  if (session === undefined && STREAMABLE.has(req.method)) {
+  if (session === undefined && CALL_METHODS.has(req.method)) {
     return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));
   }
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
-  if (!STREAMABLE.has(req.method) || !accepts) {
+  if (!CALL_METHODS.has(req.method) || !accepts) {
     const r = await dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key));
     if (r.raw) return rawAnswer(c, req.id, { ...r, raw: r.raw });
     const out = render(r);

@@ -11,8 +11,8 @@
  */
 import { ERR } from '../../rpc/jsonrpc.js';
 import { isObject, validEnvelope, VERSION_KEY } from './envelope.js';
+import { MODERN_REVISION } from '../../upstream/conn.js';
 
-export const FIRST_MODERN = '2026-07-28';
 export const HEADER_MISMATCH = -32020;
 
 export type LegacyReason = 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch';
@@ -32,7 +32,7 @@ export interface Inbound {
   mcpMethodHeader?: string | undefined;
 }
 
-const isModern = (v: string): boolean => v >= FIRST_MODERN;
+const isModern = (v: string): boolean => v >= MODERN_REVISION;
 const isId = (v: unknown): boolean => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 const onlyKeys = (o: Record<string, unknown>, allowed: ReadonlySet<string>): boolean => Object.keys(o).every((k) => allowed.has(k));
 
@@ -144,7 +144,7 @@ const classifyRequest = (r: Inbound, body: Record<string, unknown>): Classified 
 };
 
 const envelopeError = (p: { key: string; problem: string }): Classified =>
-  reject(ERR.invalidParams, `Invalid _meta envelope for protocol revision ${FIRST_MODERN}: ${p.key}: ${p.problem}`, { envelope: p });
+  reject(ERR.invalidParams, `Invalid _meta envelope for protocol revision ${MODERN_REVISION}: ${p.key}: ${p.problem}`, { envelope: p });
 
 const classifyNotification = (r: Inbound, body: Record<string, unknown>): Classified => {
   const msg = body as unknown as Message;

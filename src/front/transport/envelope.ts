@@ -3,14 +3,16 @@
  * client-capabilities keys are required; client info, log level and progress token are checked
  * when present; other keys pass. Returns the first problem, named by key, or undefined.
  */
-export const VERSION_KEY = 'io.modelcontextprotocol/protocolVersion';
-export const CAPABILITIES_KEY = 'io.modelcontextprotocol/clientCapabilities';
-export const CLIENT_INFO_KEY = 'io.modelcontextprotocol/clientInfo';
+import { isObject } from '../../records/atomic.js';
+import { MODERN_META } from '../../upstream/conn.js';
+
+export { isObject };
+export const VERSION_KEY = MODERN_META.protocolVersion;
+export const CAPABILITIES_KEY = MODERN_META.clientCapabilities;
+export const CLIENT_INFO_KEY = MODERN_META.clientInfo;
 export const LOG_LEVEL_KEY = 'io.modelcontextprotocol/logLevel';
 
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
-
-export const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 type Check = (v: unknown) => string | undefined;
 

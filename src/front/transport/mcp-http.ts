@@ -7,20 +7,21 @@ import { isListMethod } from '../../link/lists.js';
 import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
-import { answer, cancelFrom } from './answer.js';
+import { answer, cancelFrom, legacyRender } from './answer.js';
 import { listen } from './listen.js';
 import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
 import { boundedBody, hold, takeTurn } from './request-gate.js';
 import { classifyInbound } from './classify.js';
+import { MODERN_META, MODERN_REVISION } from '../../upstream/conn.js';
 
 /** The handshake-era revisions a legacy session may negotiate, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
-const SERVER_INFO_META_KEY = 'io.modelcontextprotocol/serverInfo';
+const SERVER_INFO_META_KEY = MODERN_META.serverInfo;
 
 export type { McpHttpDeps } from './http-deps.js';
 
-export const MODERN_VERSION = '2026-07-28';
+const MODERN_VERSION = MODERN_REVISION;
 const SESSION_HEADER = 'mcp-session-id';
 
 const rpcError = (
@@ -164,18 +165,7 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
   const full = await takeTurn(c, d, lane);
   if (full) return full;
-  return answer(
-    c,
-    d,
-    lane,
-    msg,
-    sid,
-    (r) => ({
-      status: r.status,
-      body: r.error ? { jsonrpc: '2.0', id: msg.id, error: r.error } : { jsonrpc: '2.0', id: msg.id, result: r.result ?? {} },
-    }),
-    text,
-  );
+  return answer(c, d, lane, msg, sid, legacyRender(msg.id), text);
 };
 
 export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> => {

@@ -5,8 +5,9 @@
  */
 import { decodeHeaderValue, mismatch, type Rejection } from '../../link/param-headers.js';
 import { targetOf } from '../../naming/anatomy.js';
+import { MODERN_REVISION } from '../../upstream/conn.js';
 
-export const MODERN_REVISIONS = ['2026-07-28'];
+export const MODERN_REVISIONS = [MODERN_REVISION];
 export const UNSUPPORTED_VERSION = -32022;
 
 /** Methods the stateless revision removed (or never had): 404 with -32601. */
