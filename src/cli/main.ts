@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
+import { packageVersion } from '../install-paths.js';
 import { Command, CommanderError, Option } from 'commander';
 import { isLanegateError } from '../errors.js';
 import type { Policy } from '../policy/model.js';
@@ -11,7 +11,7 @@ import { CONFIG_FORMATS, type ConfigFormat } from './lane-config.js';
  * usage error (an unknown command or option, a missing argument), with the nearest valid command
  * suggested. A command's code is loaded only when that command runs.
  */
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = packageVersion();
 const defaultPolicy = (): string => process.env.LANEGATE_POLICY ?? 'lanegate.yaml';
 const example = (...lines: string[]): string => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 

@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { spawn } from 'node:child_process';
 import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
 import { Gateway } from '../front/gateway.js';
@@ -6,8 +5,8 @@ import { ensureOperatorToken } from '../front/operator/operator.js';
 import { createLogger } from '../log/logger.js';
 import { loadPolicyIsolated } from '../policy/load-isolated.js';
 import { reportLoad } from './load-report.js';
+import { ENTRIES } from '../install-paths.js';
 
-const CLI = fileURLToPath(new URL('./main.js', import.meta.url));
 
 export interface ServeArgs {
   policy: string;
@@ -19,7 +18,7 @@ export interface ServeArgs {
 /** Runs a CLI step in its own process (keys, secrets and tokens never enter the front). */
 const step = (args: string[]): Promise<number> =>
   new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const child = spawn(process.execPath, [ENTRIES.cli, ...args], { stdio: ['ignore', 'inherit', 'inherit'] });
     child.once('error', () => resolve(1));
     child.once('exit', (code) => resolve(code ?? 1));
   });

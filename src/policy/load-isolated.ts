@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { ENTRIES } from '../install-paths.js';
 import type { LoadResult } from './load.js';
 
-const ENTRY = fileURLToPath(new URL('./load-entry.js', import.meta.url));
 /** Longer than any policy takes to validate; a child past it is killed and the load fails. */
 const LOAD_TIMEOUT_MS = 30_000;
 
@@ -16,7 +15,7 @@ export const loadPolicyIsolated = (file: string): Promise<LoadResult> =>
   new Promise((resolve) => {
     const fail = (why: string): void =>
       resolve({ problems: [{ file, line: 1, col: 1, path: '(file)', message: `the policy could not be validated (${why})` }] });
-    const child = spawn(process.execPath, [ENTRY, file], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
+    const child = spawn(process.execPath, [ENTRIES.policyLoad, file], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (c: Buffer) => out.push(c));

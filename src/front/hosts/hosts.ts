@@ -1,4 +1,3 @@
-import { fileURLToPath } from 'node:url';
 import { type Linked, spawnPiped, stopPiped } from '../../supervision/spawn.js';
 import type { Logger } from 'pino';
 import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../../link/config.js';
@@ -7,13 +6,13 @@ import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
 import { LinePeer } from '../../rpc/peer.js';
+import { ENTRIES } from '../../install-paths.js';
 
 /**
  * A host is mostly idle and moves small messages: a 1 MB young generation (instead of 16) keeps its
  * resident memory down at no measurable cost on the call path.
  */
 const HOST_V8_FLAGS = ['--max-semi-space-size=1'];
-const HOST_ENTRY = fileURLToPath(new URL('../../host/entry.js', import.meta.url));
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
 const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'MALLOC_ARENA_MAX'];
 
@@ -37,7 +36,7 @@ export type HostLauncher = (key: string, cfg: HostConfig, env: Record<string, st
 
 /** A host process: its own entry point, the given environment only (the config travels in it). */
 export const launchHostProcess: HostLauncher = (key, _cfg, env, nodeFlags) =>
-  spawnPiped(process.execPath, [...nodeFlags, ...HOST_V8_FLAGS, HOST_ENTRY, '--for', key], { env, stderr: 'inherit' });
+  spawnPiped(process.execPath, [...nodeFlags, ...HOST_V8_FLAGS, ENTRIES.host, '--for', key], { env, stderr: 'inherit' });
 
 export interface HostEvents {
   onNotification: (hostKey: string, n: RpcNotification) => void;
