@@ -22,7 +22,8 @@ const findRoot = (): string => {
 const ROOT = findRoot();
 
 /** The version in package.json. */
-export const packageVersion = (): string => (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+export const packageVersion = (): string =>
+  (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The process entry points the build writes, each started with `node <file>`. */
 export const ENTRIES = {

@@ -7,7 +7,6 @@ import { loadPolicyIsolated } from '../policy/load-isolated.js';
 import { reportLoad } from './load-report.js';
 import { ENTRIES } from '../install-paths.js';
 
-
 export interface ServeArgs {
   policy: string;
   port?: number;

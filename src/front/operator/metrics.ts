@@ -1,15 +1,16 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from './process-metrics.js';
+import { Counter, Gauge, Histogram, Registry } from './prometheus.js';
 
 /**
- * The front's Prometheus metrics (prom-client: a kept library with histograms done right).
- * Label values are policy names (lanes, servers) and stable codes, never request content.
+ * The front's Prometheus metrics. Label values are policy names (lanes, servers) and stable
+ * codes, never request content.
  */
 export class Metrics {
   readonly registry = new Registry();
 
   constructor() {
-    // The process metrics every Node service exposes (resident memory, heap, event-loop lag, GC).
-    collectDefaultMetrics({ register: this.registry });
+    // The process metrics every Node service exposes (CPU, resident memory, heap, event-loop delay).
+    collectProcessMetrics(this.registry);
   }
 
   readonly calls = new Counter({
