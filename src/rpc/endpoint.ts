@@ -84,23 +84,29 @@ export class RpcEndpoint {
     if (signal?.aborted) return Promise.reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      const p: Pending = raw ? { raw, resolve, reject } : { resolve, reject };
-      if (signal) {
-        // Cancellation propagates: the peer is told, and stops the work if it can.
-        const onAbort = (): void => {
-          if (!this.pending.delete(id)) return;
-          if (p.timer) clearTimeout(p.timer);
-          this.notify('notifications/cancelled', { requestId: id, reason: 'cancelled by the caller' });
-          this.handlers.onAbandon?.(id);
-          reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
+      // Cancellation propagates: the peer is told, and stops the work if it can.
+      const onAbort = (): void => {
+        if (!this.pending.delete(id)) return;
+        if (p.timer) clearTimeout(p.timer);
+        this.notify('notifications/cancelled', { requestId: id, reason: 'cancelled by the caller' });
+        this.handlers.onAbandon?.(id);
+        reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
+      };
+      // However the request ends, the caller's signal lets go of it (a signal that outlives many
+      // requests must not collect a listener per request).
+      const done =
+        <T>(settle: (v: T) => void) =>
+        (v: T): void => {
+          signal?.removeEventListener('abort', onAbort);
+          settle(v);
         };
-        signal.addEventListener('abort', onAbort, { once: true });
-      }
+      const p: Pending = raw ? { raw, resolve: done(resolve), reject: done(reject) } : { resolve: done(resolve), reject: done(reject) };
+      signal?.addEventListener('abort', onAbort, { once: true });
       if (timeoutMs > 0) {
         p.timer = setTimeout(() => {
           this.pending.delete(id);
           this.handlers.onAbandon?.(id);
-          reject(
+          p.reject(
             new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms`, data: { [TIMED_OUT_HERE]: true } }),
           );
         }, timeoutMs);
