@@ -8,7 +8,7 @@ import type { Policy } from '../policy/model.js';
 import { ERR, RpcFailure, type RpcNotification } from '../rpc/jsonrpc.js';
 import type { RawResult } from '../rpc/raw.js';
 import type { JsonText } from '../rpc/json-text.js';
-import { hostKeyFor } from '../routing/route.js';
+import { lanesOfHost, parseHostKey } from '../routing/route.js';
 import type { Placement } from '../shareability/placement.js';
 import { Evidence } from './operator/evidence.js';
 import { Evaluator } from './operator/evaluator.js';
@@ -143,9 +143,7 @@ export class Gateway {
   }
 
   hostConfig(key: string): HostConfig | undefined {
-    const at = key.indexOf('@');
-    const domain = at >= 0 ? key.slice(0, at) : key;
-    const lane = at >= 0 ? key.slice(at + 1) : undefined;
+    const { domain, lane } = parseHostKey(key);
     const d = this.policy.domains[domain];
     if (!d || d.perLane !== (lane !== undefined)) return undefined;
     if (lane !== undefined && !this.policy.lanes[lane]?.enabled) return undefined;
@@ -169,7 +167,7 @@ export class Gateway {
   /** A host relays an upstream's request to a lane's client: on the lane's call stream (legacy era) or its GET stream. */
   private onHostRequest(key: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
     const lane = String(params.lane ?? '');
-    const hostLane = key.includes('@') ? key.slice(key.indexOf('@') + 1) : undefined;
+    const hostLane = parseHostKey(key).lane;
     if (method !== LINK.clientRequest || !this.policy.lanes[lane] || (hostLane !== undefined && hostLane !== lane)) {
       return Promise.reject(new RpcFailure({ code: ERR.invalidParams, message: 'refused' }));
     }
@@ -224,14 +222,7 @@ export class Gateway {
   private onHostExit(key: string): void {
     this.metrics.restarts.inc({ kind: 'host', server: key });
     this.escalations.forgetHost(key);
-    const lanes = Object.values(this.policy.lanes)
-      .filter((l) =>
-        l.servers.some((s) => {
-          const srv = this.policy.servers[s];
-          return srv !== undefined && hostKeyFor(this.policy, srv.domain, l.name) === key;
-        }),
-      )
-      .map((l) => l.name);
+    const lanes = lanesOfHost(this.policy, key);
     this.catalog.invalidate(lanes);
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
   }

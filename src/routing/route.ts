@@ -5,6 +5,12 @@ import { splitPrefixed, splitPrefixedUri } from '../naming/prefix.js';
 export const hostKeyFor = (policy: Pick<Policy, 'domains'>, domain: string, lane: string): string =>
   policy.domains[domain]?.perLane ? `${domain}@${lane}` : domain;
 
+/** A host key read back: its trust domain, and its lane when the domain is per lane. Pure. */
+export const parseHostKey = (key: string): { domain: string; lane?: string } => {
+  const at = key.indexOf('@');
+  return at < 0 ? { domain: key } : { domain: key.slice(0, at), lane: key.slice(at + 1) };
+};
+
 export type Route = { ok: true; server: string; rest: string; hostKey: string } | { ok: false; reason: 'not_in_catalog' };
 
 /**
@@ -46,3 +52,7 @@ export const hostsForLane = (
   }
   return out;
 };
+
+/** The lanes whose catalog spans host `key` (a per-lane host: its one lane). Pure. */
+export const lanesOfHost = (policy: Pick<Policy, 'domains' | 'servers' | 'lanes'>, key: string): string[] =>
+  Object.keys(policy.lanes).filter((lane) => hostsForLane(policy, lane).has(key));

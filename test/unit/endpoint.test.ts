@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { EventEmitter } from 'node:events';
 import { describe, it } from 'node:test';
 import { isLinkTimeout, RpcEndpoint } from '../../src/rpc/endpoint.js';
 import { type RpcMessage, RpcFailure } from '../../src/rpc/jsonrpc.js';
@@ -50,20 +51,19 @@ describe('the JSON-RPC protocol layer (one for every transport)', () => {
   });
 
   it('a signal that outlives its requests keeps no listener from them, however they ended', async () => {
-    const { getEventListeners } = await import('node:events');
     const out: RpcMessage[] = [];
     const e = new RpcEndpoint((m) => void out.push(m));
     const lifelong = new AbortController();
     const answered = Array.from({ length: 50 }, () => e.request('ping', {}, 1000, lifelong.signal));
     const failed = e.request('ping', {}, 1000, lifelong.signal);
     const timedOut = e.request('ping', {}, 5, lifelong.signal);
-    assert.equal(getEventListeners(lifelong.signal, 'abort').length, 52, 'each request in flight listens');
+    assert.equal(EventEmitter.getEventListeners(lifelong.signal, 'abort').length, 52, 'each request in flight listens');
     const ids = out.map((m) => (m as { id: number }).id);
     for (const id of ids.slice(0, 50)) e.receive({ jsonrpc: '2.0', id, result: {} });
     e.receive({ jsonrpc: '2.0', id: ids[50] as number, error: { code: -32000, message: 'no' } });
     await Promise.all(answered);
     await assert.rejects(failed, /no/);
     await assert.rejects(timedOut, /timed out/);
-    assert.equal(getEventListeners(lifelong.signal, 'abort').length, 0);
+    assert.equal(EventEmitter.getEventListeners(lifelong.signal, 'abort').length, 0);
   });
 });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { findCollisions, prefixName, prefixUri, splitPrefixed, splitPrefixedUri } from '../../src/naming/prefix.js';
-import { hostKeyFor, hostsForLane, route } from '../../src/routing/route.js';
+import { hostKeyFor, hostsForLane, lanesOfHost, parseHostKey, route } from '../../src/routing/route.js';
 import { unprefixRequest } from '../../src/naming/unprefix.js';
 import { prefixItems } from '../../src/host/surface.js';
 import type { Policy } from '../../src/policy/model.js';
@@ -127,6 +127,25 @@ describe('routing', () => {
     );
     assert.equal(hostKeyFor(policy, 'pub', 'a'), 'pub');
     assert.equal(hostKeyFor(policy, 'mail', 'b'), 'mail@b');
+  });
+
+  it('reads a host key back, and names the lanes a host serves (only through enabled servers)', () => {
+    for (const [domain, lane] of [
+      ['pub', 'a'],
+      ['mail', 'b'],
+    ] as const) {
+      const key = hostKeyFor(policy, domain, lane);
+      assert.deepEqual(parseHostKey(key), policy.domains[domain]?.perLane ? { domain, lane } : { domain });
+    }
+    assert.deepEqual(parseHostKey('mail@lane@odd'), { domain: 'mail', lane: 'lane@odd' }, 'the first @ splits');
+    assert.deepEqual(lanesOfHost(policy, 'pub'), ['a', 'b']);
+    assert.deepEqual(lanesOfHost(policy, 'mail@a'), ['a']);
+    assert.deepEqual(lanesOfHost(policy, 'mail@b'), [], 'lane b lists no mail server');
+    const offOnly = {
+      ...policy,
+      lanes: { c: { name: 'c', servers: ['off'], enabled: true, catalog: 'full' as const, naming: 'prefixed' as const } },
+    };
+    assert.deepEqual(lanesOfHost(offOnly, 'pub'), [], 'a disabled server spans no host');
   });
 });
 

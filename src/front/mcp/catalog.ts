@@ -1,6 +1,6 @@
 import { type Absence, META } from '../../link/protocol.js';
 import type { Policy } from '../../policy/model.js';
-import { hostsForLane } from '../../routing/route.js';
+import { hostsForLane, parseHostKey } from '../../routing/route.js';
 import { CALLER_META } from '../../link/config.js';
 import { LIST_FIELDS, type ListMethod } from '../../link/lists.js';
 import { RpcFailure } from '../../rpc/jsonrpc.js';
@@ -109,8 +109,8 @@ export class Catalog {
 /** The lanes affected by a change of `server` reported by host `hostKey`. Pure. */
 export const lanesAffected = (policy: Policy, hostKey: string, server: string, lanes: string[] | 'all'): string[] => {
   if (lanes !== 'all') return lanes;
-  const at = hostKey.indexOf('@');
-  if (at >= 0) return [hostKey.slice(at + 1)];
+  const { lane } = parseHostKey(hostKey);
+  if (lane !== undefined) return [lane];
   return Object.values(policy.lanes)
     .filter((l) => l.servers.includes(server))
     .map((l) => l.name);
