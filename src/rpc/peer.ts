@@ -33,20 +33,31 @@ export class LinePeer extends RpcEndpoint {
     output.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
   }
 
+  /**
+   * Splits the stream into lines, scanning each chunk once: a chunk without a line end only
+   * extends the partial line (a long message arriving in many chunks is not rescanned per chunk).
+   */
   private onData(chunk: string): void {
-    this.buf += chunk;
-    if (this.buf.length > MAX_LINE && this.buf.indexOf('\n') < 0) {
-      this.handlers.onProtocolError?.('line too long');
-      this.buf = '';
+    let nl = chunk.indexOf('\n');
+    if (nl < 0) {
+      this.buf += chunk;
+      if (this.buf.length > MAX_LINE) {
+        this.handlers.onProtocolError?.('line too long');
+        this.buf = '';
+      }
       return;
     }
-    let nl = this.buf.indexOf('\n');
-    while (nl >= 0) {
-      const line = this.buf.slice(0, nl).trim();
-      this.buf = this.buf.slice(nl + 1);
+    let line = this.buf + chunk.slice(0, nl);
+    let start = nl + 1;
+    for (;;) {
+      line = line.trim();
       if (line.length > 0) this.onLine(line);
-      nl = this.buf.indexOf('\n');
+      nl = chunk.indexOf('\n', start);
+      if (nl < 0) break;
+      line = chunk.slice(start, nl);
+      start = nl + 1;
     }
+    this.buf = chunk.slice(start);
   }
 
   private onLine(line: string): void {
