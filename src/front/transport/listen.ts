@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { KEEP_ALIVE_MS, pumpSse } from './sse-pump.js';
+import { pumpQueue, pumpSse } from './sse-pump.js';
 import { randomUUID } from 'node:crypto';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from '../mcp/resource-holders.js';
@@ -44,25 +44,14 @@ export const listen = (
   // The stream is the holder of its resource subscriptions: they end with it.
   const holder = `listen-${randomUUID()}`;
   const dl = { ...d, era: 'modern' as const, holder };
-  const queue: Record<string, unknown>[] = [];
-  let wakeUp: () => void = () => undefined;
-  let revoked = false;
+  const q = pumpQueue();
   const stop = d.sessions.listen(
     lane,
     holder,
     honored,
-    (m) => {
-      queue.push({ jsonrpc: '2.0', method: m.method, params: tag((m.params as Record<string, unknown> | undefined) ?? {}) });
-      wakeUp();
-    },
+    (m) => q.push({ jsonrpc: '2.0', method: m.method, params: tag((m.params as Record<string, unknown> | undefined) ?? {}) }),
     // A reload that revokes the token it was opened with ends the stream at once.
-    {
-      claims,
-      close: () => {
-        revoked = true;
-        wakeUp();
-      },
-    },
+    { claims, close: q.close },
   );
   return streamSSE(c, async (stream) => {
     const granted = wanted.length > 0 ? await changeResources(dl, lane, wanted, true) : [];
@@ -84,15 +73,7 @@ export const listen = (
       return;
     }
     try {
-      await pumpSse(stream, {
-        queue,
-        arm: (w) => {
-          wakeUp = w;
-          if (queue.length > 0 || revoked) w();
-        },
-        after: () => (revoked ? null : undefined),
-        keepAliveMs: KEEP_ALIVE_MS,
-      });
+      await pumpSse(stream, q.source);
     } finally {
       stop();
       if (granted.length > 0) void changeResources(dl, lane, granted, false);

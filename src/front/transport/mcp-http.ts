@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
-import { KEEP_ALIVE_MS, pumpSse } from './sse-pump.js';
+import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { isListMethod } from '../../link/lists.js';
@@ -183,31 +183,12 @@ export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> =
   const busy = hold(c, d, lane, 'requests') ?? hold(c, d, lane, 'streams');
   if (busy) return busy;
   return streamSSE(c, async (stream) => {
-    let open = true;
-    let wake: () => void = () => undefined;
-    const queue: Record<string, unknown>[] = [];
-    const sink = {
-      send: (m: Record<string, unknown>) => {
-        queue.push(m);
-        wake();
-      },
-      close: () => {
-        open = false;
-        wake();
-      },
-    };
+    const q = pumpQueue();
+    const sink = { send: q.push, close: q.close };
     session.streams.add(sink);
     stream.onAbort(() => sink.close());
     try {
-      await pumpSse(stream, {
-        queue,
-        arm: (w) => {
-          wake = w;
-          if (queue.length > 0 || !open) w();
-        },
-        after: () => (open ? undefined : null),
-        keepAliveMs: KEEP_ALIVE_MS,
-      });
+      await pumpSse(stream, q.source);
     } finally {
       session.streams.delete(sink);
     }

@@ -41,3 +41,36 @@ export const pumpSse = async (stream: SSEStreamingApi, src: PumpSource): Promise
 };
 
 export const KEEP_ALIVE_MS = 25_000;
+
+/** A queue of a stream that stays open: producers push or close, the pump drains it. */
+export interface PumpQueue {
+  push: (m: Message) => void;
+  /** Ends the stream once what is queued has gone out. */
+  close: () => void;
+  source: PumpSource;
+}
+
+export const pumpQueue = (keepAliveMs = KEEP_ALIVE_MS): PumpQueue => {
+  const queue: Message[] = [];
+  let wake: () => void = () => undefined;
+  let closed = false;
+  return {
+    push: (m) => {
+      queue.push(m);
+      wake();
+    },
+    close: () => {
+      closed = true;
+      wake();
+    },
+    source: {
+      queue,
+      arm: (w) => {
+        wake = w;
+        if (queue.length > 0 || closed) w();
+      },
+      after: () => (closed ? null : undefined),
+      keepAliveMs,
+    },
+  };
+};
