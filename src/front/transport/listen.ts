@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { pumpQueue, pumpSse } from './sse-pump.js';
+import { modernResult } from './modern-result.js';
 import { randomUUID } from 'node:crypto';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from '../mcp/resource-holders.js';
@@ -67,7 +68,7 @@ export const listen = (
         data: JSON.stringify({
           jsonrpc: '2.0',
           id: req.id,
-          result: { resultType: 'complete', _meta: tag({ 'io.modelcontextprotocol/serverInfo': serverInfo })._meta },
+          result: modernResult(req.method, { _meta: tag()._meta }, serverInfo),
         }),
       });
       return;

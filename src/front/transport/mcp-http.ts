@@ -3,7 +3,6 @@ import { streamSSE } from 'hono/streaming';
 import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
-import { isListMethod } from '../../link/lists.js';
 import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
@@ -13,11 +12,11 @@ import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
 import { boundedBody, hold, takeTurn } from './request-gate.js';
 import { classifyInbound } from './classify.js';
-import { MODERN_META, MODERN_REVISION } from '../../upstream/conn.js';
+import { MODERN_REVISION } from '../../upstream/conn.js';
+import { modernResult } from './modern-result.js';
 
 /** The handshake-era revisions a legacy session may negotiate, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
-const SERVER_INFO_META_KEY = MODERN_META.serverInfo;
 
 export type { McpHttpDeps } from './http-deps.js';
 
@@ -35,18 +34,6 @@ const rpcError = (
 
 const negotiate = (requested: unknown): string =>
   typeof requested === 'string' && LEGACY_VERSIONS.includes(requested) ? requested : (LEGACY_VERSIONS[0] as string);
-
-/** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
-const modernResult = (method: string, result: Record<string, unknown>, serverInfo: Record<string, unknown>): Record<string, unknown> => {
-  const out: Record<string, unknown> = { resultType: 'complete', ...result };
-  if (isListMethod(method) || method === 'server/discover' || method === 'resources/read') {
-    out.ttlMs = typeof result.ttlMs === 'number' ? result.ttlMs : 0;
-    out.cacheScope = 'private';
-  }
-  const meta = (out._meta as Record<string, unknown> | undefined) ?? {};
-  out._meta = { ...meta, [SERVER_INFO_META_KEY]: serverInfo };
-  return out;
-};
 
 /** Authenticates; returns the lane and its claims, or an error response. Nothing unauthenticated goes further. */
 const authenticate = async (c: Context, d: McpHttpDeps): Promise<{ lane: string; claims: LaneClaims } | Response> => {
