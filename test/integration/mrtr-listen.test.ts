@@ -145,4 +145,18 @@ describe('list_changed reaches exactly the lanes whose catalog changed, in both 
     assert.ok(!seen.bModern?.includes('notifications/tools/list_changed'), "lane b's catalog did not change");
     assert.ok(!seen.bLegacy?.includes('notifications/tools/list_changed'));
   });
+
+  it('a listen with nothing it can honor is acknowledged empty and completes at once, tagged with its id and the serverInfo', async () => {
+    const res = await listenRequest(gw.url, await gw.token('a'), 'sub-none', { somethingUnknown: true });
+    const events = [...(await res.text()).matchAll(/data: (.*)\n/g)].map((m) => JSON.parse(m[1] ?? '{}') as Record<string, unknown>);
+    assert.equal(events.length, 2, JSON.stringify(events));
+    const [ack, done] = events as [{ params?: Record<string, unknown> }, { id?: unknown; result?: Record<string, unknown> }];
+    assert.deepEqual(ack.params?.notifications, {});
+    assert.equal((ack.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], 'sub-none');
+    assert.equal(done.id, 'sub-none');
+    assert.equal(done.result?.resultType, 'complete');
+    const meta = done.result?._meta as Record<string, unknown>;
+    assert.equal(meta['io.modelcontextprotocol/subscriptionId'], 'sub-none');
+    assert.equal((meta['io.modelcontextprotocol/serverInfo'] as { name?: string }).name, 'lanegate');
+  });
 });
