@@ -98,7 +98,7 @@ export class Host {
         held: (server, key) => this.resources.held(server, key),
         onEvent: (e) => {
           this.log.info(
-            { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, pid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
+            { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, childPid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
             `upstream ${e.kind}`,
           );
           this.out.notify(LINK.upstream, { ...e });

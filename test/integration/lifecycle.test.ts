@@ -57,4 +57,18 @@ describe("a dedicated child's life: failed starts, restarts, idling", () => {
     assert.ok(await waitFor(async () => events('upstream_started', 'idle') >= 2, 10_000, 100), 'restarted');
     assert.ok(await waitFor(async () => (await children('idle')) === 0, 10_000, 200), 'the restarted child idled out');
   });
+
+  it("every log line's pid is the process that wrote it; a child's or a host's pid is a field of its own", async () => {
+    const r = await fetch(gw.url.replace(/\/mcp$/, '/api/processes'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
+    const body = (await r.json()) as { hosts: Record<string, { pid: number; children: { pid: number }[] }> };
+    const writers = new Set([gw.pid, ...Object.values(body.hosts).map((h) => h.pid)]);
+    const lines = gw
+      .stderr()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { pid?: number; event?: string; hostPid?: number; childPid?: number });
+    assert.ok(lines.some((l) => l.event === 'host_started' && typeof l.hostPid === 'number'));
+    assert.ok(lines.some((l) => l.event === 'upstream_started' && typeof l.childPid === 'number'));
+    for (const l of lines) assert.ok(writers.has(l.pid ?? -1), `a log line names a pid that wrote no log: ${JSON.stringify(l)}`);
+  });
 });

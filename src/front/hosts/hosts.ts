@@ -151,7 +151,7 @@ export class HostManager {
         h.peer = peer;
         h.ready = undefined;
         h.startedAt = Date.now();
-        this.log.info({ event: 'host_started', host: key, pid: child.pid }, 'host started');
+        this.log.info({ event: 'host_started', host: key, hostPid: child.pid }, 'host started');
         return peer;
       })
       .catch((e: unknown) => {
