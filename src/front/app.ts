@@ -1,9 +1,10 @@
-import { Hono } from 'hono';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Gateway } from './gateway.js';
 import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './transport/guards.js';
 import type { McpHttpDeps } from './transport/mcp-http.js';
-import { mcpRoutes } from './transport/mcp-routes.js';
-import { operatorRoutes } from './operator/routes.js';
+import { mcpRoute } from './transport/mcp-routes.js';
+import { serveProbe } from './operator/probes.js';
+import { Exchange } from './transport/exchange.js';
 import { changeResources } from './mcp/resource-holders.js';
 
 const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
@@ -12,8 +13,7 @@ const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed w
  * The front's HTTP surface, composed: the Host/Origin check for every request, the MCP transport
  * for lanes at /mcp, and the operator plane (health, readiness, metrics, API, dashboard).
  */
-export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
-  const app = new Hono();
+export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => {
   const deps = (): McpHttpDeps => ({
     policy: () => gw.policy,
     catalog: gw.catalog,
@@ -65,17 +65,41 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): Hono => {
     }
     return allowed;
   };
-  app.use('*', async (c, next) => {
+  // The operator API and dashboard run on Hono, loaded at the first request for them (the
+  // framework's node adapter loads Node's fetch implementation, ~10 MB, which lanes never need).
+  let operatorPlane: Promise<RequestListener> | undefined;
+  const operator = (): Promise<RequestListener> => {
+    operatorPlane ??= Promise.all([import('@hono/node-server'), import('./operator/routes.js')]).then(
+      ([{ getRequestListener }, { operatorRoutes }]) => getRequestListener(operatorRoutes(gw, operatorHash).fetch),
+    );
+    return operatorPlane;
+  };
+
+  const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const c = new Exchange(req, res);
     const { hosts, origins } = allowedNow();
     const why = checkHostAndOrigin(c.req.header('host'), c.req.header('origin'), hosts, origins);
     if (why) {
       gw.metrics.httpRefused.inc({ reason: 'host_or_origin' });
-      return c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);
+      c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);
+      return;
     }
-    await next();
-  });
-
-  app.route('/mcp', mcpRoutes(d));
-  app.route('/', operatorRoutes(gw, operatorHash));
-  return app;
+    const q = (req.url ?? '/').indexOf('?');
+    const path = q < 0 ? (req.url ?? '/') : (req.url ?? '/').slice(0, q);
+    if (path === '/mcp') {
+      await mcpRoute(c, d());
+      return;
+    }
+    if ((await serveProbe(c, path, gw, operatorHash)) !== undefined) return;
+    if (path.startsWith('/api/') || path === '/dashboard' || path.startsWith('/dashboard/')) await (await operator())(req, res);
+    else c.text('404 Not Found', 404);
+  };
+  return (req, res) => {
+    serve(req, res).catch((e: unknown) => {
+      gw.log.error({ event: 'http_handler_failed', detail: e instanceof Error ? e.message : String(e) }, 'a request failed');
+      if (!res.headersSent)
+        new Exchange(req, res).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }, 500);
+      else res.destroy();
+    });
+  };
 };

@@ -1,5 +1,6 @@
 import { dispatchHostNote, type HostNoteHandlers, LINK, META } from '../link/protocol.js';
-import { serve, type ServerType } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { CryptoKey } from 'jose';
 import type { Logger } from 'pino';
 import type { HostConfig } from '../link/config.js';
@@ -77,7 +78,7 @@ export class Gateway {
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
   readonly auth: LaneAuth;
-  private server?: ServerType;
+  private server?: Server;
   port = 0;
   /** Guard records (records/guard.json): the front is their single writer. */
   guard: GuardFile;
@@ -238,17 +239,16 @@ export class Gateway {
     const app = buildApp(this, this.o.operatorHash);
     const g = this.policy.gateway;
     const port = this.o.port ?? g.port;
+    const server = createServer({ connectionsCheckingInterval: CHECK_EVERY_MS }, app);
+    this.server = server;
     await new Promise<void>((resolve, reject) => {
-      this.server = serve(
-        { fetch: app.fetch, hostname: g.host, port, serverOptions: { connectionsCheckingInterval: CHECK_EVERY_MS } },
-        (info) => {
-          this.port = info.port;
-          resolve();
-        },
-      );
-      this.server.once('error', reject);
+      server.once('error', reject);
+      server.listen(port, g.host, () => {
+        this.port = (server.address() as AddressInfo).port;
+        resolve();
+      });
     });
-    managePool(this.server as unknown as import('node:http').Server, g.limits.connections);
+    managePool(server, g.limits.connections);
     await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
     // A budgeted pass measures what has never been measured; it changes placements at the next host start.
     setTimeout(() => void this.evaluator.budgeted(), 200).unref();
@@ -280,7 +280,7 @@ export class Gateway {
     await new Promise<void>((resolve) => {
       if (!this.server) return resolve();
       this.server.close(() => resolve());
-      (this.server as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+      this.server.closeAllConnections();
     });
   }
 }

@@ -15,6 +15,18 @@ const TOOLS_EACH = 100;
 const SETTLE_MS = Number(process.env.BENCH_SETTLE_MS ?? 10000);
 
 const rssMb = (pid: number): number => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0) / 1024;
+/**
+ * Unique memory (USS): the pages only this process maps. The node binary's pages are shared by
+ * every node process on the host (front, hosts, node servers), so a host's USS is what one more
+ * host really adds; RSS counts the shared pages again in each process.
+ */
+const ussMb = (pid: number): number => {
+  const s = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const kb = (k: string): number => Number(new RegExp(`\\n${k}:\\s+(\\d+)`).exec(s)?.[1] ?? 0);
+  return (kb('Private_Clean') + kb('Private_Dirty')) / 1024;
+};
+type Mem = { rss: number; uss: number };
+const memOf = (pid: number): Mem => ({ rss: rssMb(pid), uss: ussMb(pid) });
 const childrenOf = (pid: number): number[] => {
   try {
     return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
@@ -26,10 +38,10 @@ const hostOf = (front: number): number | undefined =>
   childrenOf(front).find((p) => readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('host/entry.js'));
 const settle = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-const bareNode = async (): Promise<number> => {
+const bareNode = async (): Promise<Mem> => {
   const p = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 5000)'], { stdio: 'ignore' });
   await settle(1500);
-  const mb = rssMb(p.pid ?? 0);
+  const mb = memOf(p.pid ?? 0);
   p.kill();
   return mb;
 };
@@ -43,7 +55,7 @@ const connect = async (url: string, token: string, held: AbortController): Promi
   return j.result?.tools?.length ?? 0;
 };
 
-const idle = async (): Promise<{ front: number; host: number }> => {
+const idle = async (): Promise<{ front: Mem; host: Mem }> => {
   const gw = await startGateway(
     `${policyHead()}
 trustDomains: { public: { kind: shared } }
@@ -59,13 +71,13 @@ lanes:
     await connect(gw.url, await gw.token('one'), held);
     held.abort();
     await settle(3000);
-    return { front: rssMb(gw.pid), host: rssMb(hostOf(gw.pid) ?? 0) };
+    return { front: memOf(gw.pid), host: memOf(hostOf(gw.pid) ?? 0) };
   } finally {
     await gw.stop();
   }
 };
 
-const loaded = async (): Promise<{ front: number; host: number; tools: number }> => {
+const loaded = async (): Promise<{ front: Mem; host: Mem; tools: number }> => {
   const names = Array.from({ length: SERVERS }, (_, i) => `s${i}`);
   const servers = names
     .map(
@@ -83,7 +95,7 @@ const loaded = async (): Promise<{ front: number; host: number; tools: number }>
     for (let i = 0; i < LANES; i += 1) tools = await connect(gw.url, await gw.token(`l${i}`), held);
     // Idle long enough for V8's memory reducer to return what the listings left behind.
     await settle(SETTLE_MS);
-    return { front: rssMb(gw.pid), host: rssMb(hostOf(gw.pid) ?? 0), tools };
+    return { front: memOf(gw.pid), host: memOf(hostOf(gw.pid) ?? 0), tools };
   } finally {
     held.abort();
     await gw.stop();
@@ -93,12 +105,15 @@ const loaded = async (): Promise<{ front: number; host: number; tools: number }>
 const bare = await bareNode();
 const i = await idle();
 const l = await loaded();
-const f = (x: number): string => `${x.toFixed(1)} MB`;
-console.log('\nresident memory (RSS), this machine, one run\n');
+const f = (m: Mem): string => `${m.rss.toFixed(1).padStart(6)} MB ${m.uss.toFixed(1).padStart(6)} MB`;
+console.log('\nmemory, this machine, one run: RSS, and USS (pages no other process shares)\n');
+console.log(`                                                 RSS       USS`);
 console.log(`bare node                                   ${f(bare)}`);
 console.log(
-  `front, idle                                 ${f(i.front)}   (goal <= 60 MB; ${(i.front - bare).toFixed(1)} MB over bare node)`,
+  `front, idle                                 ${f(i.front)}   (goal: RSS <= 60 MB; ${(i.front.rss - bare.rss).toFixed(1)} MB over bare node)`,
 );
-console.log(`host, idle (one child)                      ${f(i.host)}   (goal <= 50 MB; ${(i.host - bare).toFixed(1)} MB over bare node)`);
-console.log(`front, ${LANES} lanes connected, ${l.tools} tools each    ${f(l.front)}   (goal <= 100 MB)`);
-console.log(`the shared host of those lanes (${SERVERS} children)   ${f(l.host)}`);
+console.log(
+  `host, idle (one child)                      ${f(i.host)}   (goal: RSS <= 50 MB; ${(i.host.rss - bare.rss).toFixed(1)} MB over bare node)`,
+);
+console.log(`front, ${LANES} lanes connected, ${l.tools} tools each ${f(l.front)}   (goal: RSS <= 100 MB)`);
+console.log(`the shared host of those lanes (${SERVERS} children) ${f(l.host)}`);

@@ -45,4 +45,32 @@ lanes:
   it('runs one host per shared domain and one per (per-lane domain, lane), as the process gateway does', () => {
     assert.deepEqual(g.gw.hosts.running().sort(), ['mine@one', 'public']);
   });
+
+  it('answers HTTP outside the MCP methods plainly: 405 with Allow on /mcp, 404 elsewhere, probes for GET and HEAD, Host checked first', async () => {
+    const origin = g.url.replace(/\/mcp$/, '');
+    const put = await fetch(g.url, { method: 'PUT', body: '{}' });
+    assert.equal(put.status, 405);
+    assert.equal(put.headers.get('allow'), 'POST, GET, DELETE');
+    assert.equal(((await put.json()) as { error?: { code?: number } }).error?.code, -32000);
+    const nowhere = await fetch(`${origin}/mcp/`);
+    assert.equal(nowhere.status, 404);
+    assert.equal(await nowhere.text(), '404 Not Found');
+    assert.equal((await fetch(`${origin}/favicon.ico`)).status, 404);
+    const head = await fetch(`${origin}/healthz`, { method: 'HEAD' });
+    assert.equal(head.status, 200);
+    assert.equal(await head.text(), '');
+    assert.deepEqual(await (await fetch(`${origin}/healthz?probe=1`)).json(), { ok: true });
+    assert.equal((await fetch(`${origin}/metrics`)).status, 401, 'metrics need the operator token');
+    assert.equal((await fetch(`${origin}/api/status`)).status, 401, 'so does the API (its framework loaded on demand)');
+    const { request } = await import('node:http');
+    const status = await new Promise<number>((resolve, reject) => {
+      const r = request(`${origin}/healthz`, { headers: { host: 'evil.example' } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      r.once('error', reject);
+      r.end();
+    });
+    assert.equal(status, 403, 'a foreign Host is refused before any route');
+  });
 });

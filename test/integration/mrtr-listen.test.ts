@@ -152,10 +152,11 @@ describe('list_changed reaches exactly the lanes whose catalog changed, in both 
     assert.equal(events.length, 2, JSON.stringify(events));
     const [ack, done] = events as [{ params?: Record<string, unknown> }, { id?: unknown; result?: Record<string, unknown> }];
     assert.deepEqual(ack.params?.notifications, {});
-    assert.equal((ack.params?._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'], 'sub-none');
+    const ackMeta = (ack.params?._meta ?? {}) as Record<string, unknown>;
+    assert.equal(ackMeta['io.modelcontextprotocol/subscriptionId'], 'sub-none');
     assert.equal(done.id, 'sub-none');
     assert.equal(done.result?.resultType, 'complete');
-    const meta = done.result?._meta as Record<string, unknown>;
+    const meta = (done.result?._meta ?? {}) as Record<string, unknown>;
     assert.equal(meta['io.modelcontextprotocol/subscriptionId'], 'sub-none');
     assert.equal((meta['io.modelcontextprotocol/serverInfo'] as { name?: string }).name, 'lanegate');
   });

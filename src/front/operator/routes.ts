@@ -6,27 +6,18 @@ import type { Gateway } from '../gateway.js';
 import { hostProcesses } from '../hosts/host-processes.js';
 import { type DashboardView, renderDashboard, renderLogin } from './dashboard-html.js';
 import { DashboardSessions } from './dashboard-sessions.js';
-import { refreshGauges } from './gauges.js';
 import { operatorTokenMatches } from './operator.js';
 import { gatewayStatus } from './status-api.js';
 
 /** The sign-in form: one field holding the operator token. */
 const LOGIN_FORM_MAX = 4096;
 
-/** The operator plane: health and readiness (open), metrics, the API and the dashboard (operator token). */
+/**
+ * The operator API and the dashboard (operator token), on Hono; loaded the first time one of them
+ * is asked for. Health, readiness and metrics are served natively (probes.ts).
+ */
 export const operatorRoutes = (gw: Gateway, operatorHash: Buffer): Hono => {
   const app = new Hono();
-  app.get('/healthz', (c) => c.json({ ok: true }));
-  app.get('/readyz', (c) => {
-    const running = new Set(gw.hosts.running());
-    const missing = gw.sharedHostKeys().filter((k) => !running.has(k));
-    return c.json({ ready: missing.length === 0, missingHosts: missing }, missing.length === 0 ? 200 : 503);
-  });
-  app.get('/metrics', async (c) => {
-    if (!operatorTokenMatches(c.req.header('authorization'), operatorHash)) return c.text('operator token required\n', 401);
-    await refreshGauges(gw);
-    return c.text(await gw.metrics.registry.metrics(), 200, { 'content-type': gw.metrics.registry.contentType });
-  });
   const dash = new DashboardSessions();
   // The operator API takes the operator token, or a dashboard browser session; a state-changing
   // request from the browser must also carry a custom header (no cross-site form can set one).

@@ -1,5 +1,5 @@
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import type { Exchange, Replied } from './exchange.js';
+import { streamSse } from './sse-stream.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { type Dispatched, dispatch } from '../mcp/dispatch.js';
 import type { ParkedCall } from '../mcp/mrtr.js';
@@ -19,12 +19,12 @@ const wake = (s: CallStream): Promise<void> =>
  * the call until the lane retries with `inputResponses` and the sealed `requestState`.
  */
 export const answerModern = async (
-  c: Context,
+  c: Exchange,
   d: McpHttpDeps,
   lane: string,
   req: RpcRequest,
   render: (r: Dispatched) => { status: number; body: Record<string, unknown> },
-): Promise<Response> => {
+): Promise<Replied> => {
   const params = req.params ?? {};
   const meta = (params._meta ?? {}) as Record<string, unknown>;
   const callKey = `${req.method}:${JSON.stringify(params.name ?? params.uri ?? params.ref ?? '')}`;
@@ -103,7 +103,7 @@ export const answerModern = async (
     if (result) {
       d.streams.end(s);
       const out = render(result);
-      return c.json(out.body, out.status as 200);
+      return c.json(out.body, out.status);
     }
     if (s.inputs.length > 0) return c.json(await inputRequired());
     if (s.missingCapability) {
@@ -127,7 +127,7 @@ export const answerModern = async (
     s.queue.length = 0;
     await wake(s);
   }
-  return streamSSE(c, async (stream) => {
+  return streamSse(c, async (stream) => {
     try {
       await pumpSse(stream, {
         queue: s.queue,

@@ -1,6 +1,6 @@
 import { paramHeadersOf } from '../../link/param-headers.js';
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import type { Exchange, Replied } from './exchange.js';
+import { streamSse } from './sse-stream.js';
 import { pumpSse } from './sse-pump.js';
 import { answerModern } from './answer-modern.js';
 import { reachLane } from '../mcp/client-requests.js';
@@ -34,7 +34,7 @@ export const legacyRender =
   });
 
 /** The same answer around a result the front did not parse: the host's bytes, spliced. */
-const rawAnswer = (c: Context, id: unknown, r: Dispatched & { raw: RawResult }): Response =>
+const rawAnswer = (c: Exchange, id: unknown, r: Dispatched & { raw: RawResult }): Replied =>
   c.body(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${r.raw.text}}`, r.status as 200, { 'content-type': 'application/json' });
 
 /** notifications/cancelled from a lane aborts that lane's call (in its own session) and the upstream work. */
@@ -100,8 +100,7 @@ export const cancelFrom = (
 };
 
 /** The request's headers as node parsed them (Hono's c.req.header() would build a whole Request for this). */
-const nodeHeaders = (c: Context): Readonly<Record<string, string | string[] | undefined>> =>
-  (c.env as { incoming?: import('node:http').IncomingMessage } | undefined)?.incoming?.headers ?? {};
+const nodeHeaders = (c: Exchange): Readonly<Record<string, string | string[] | undefined>> => c.incoming?.headers ?? {};
 
 /**
  * Dispatches and answers. A call whose client accepts SSE answers as plain JSON unless a
@@ -109,7 +108,7 @@ const nodeHeaders = (c: Context): Readonly<Record<string, string | string[] | un
  * into an SSE stream carrying those notifications and, last, the result.
  */
 export const answer = async (
-  c: Context,
+  c: Exchange,
   d0: McpHttpDeps,
   lane: string,
   req: RpcRequest,
@@ -117,7 +116,7 @@ export const answer = async (
   render: (r: Dispatched) => { status: number; body: Record<string, unknown> },
   /** The body text `req` was parsed from: untouched params go to the host as this text. */
   bodyText?: string,
-): Promise<Response> => {
+): Promise<Replied> => {
   const ac = new AbortController();
   const key = inflightKey(lane, session, req.id);
   d0.inflight.set(key, ac);
@@ -125,7 +124,7 @@ export const answer = async (
   if (session !== undefined) {
     // The node response closing before it finished means the client went away. (c.req.raw would
     // build a full Request object on this hot path just to read its signal.)
-    const outgoing = (c.env as { outgoing?: import('node:http').ServerResponse } | undefined)?.outgoing;
+    const outgoing = c.outgoing;
     outgoing?.once('close', () => {
       if (!outgoing.writableFinished) ac.abort();
     });
@@ -148,7 +147,7 @@ export const answer = async (
     const r = await dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key));
     if (r.raw) return rawAnswer(c, req.id, { ...r, raw: r.raw });
     const out = render(r);
-    return c.json(out.body, out.status as 200);
+    return c.json(out.body, out.status);
   }
   const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const wantsLogs =
@@ -166,9 +165,9 @@ export const answer = async (
     d.streams.end(s);
     if (first.raw) return rawAnswer(c, req.id, { ...first, raw: first.raw });
     const out = render(first);
-    return c.json(out.body, out.status as 200);
+    return c.json(out.body, out.status);
   }
-  return streamSSE(c, async (stream) => {
+  return streamSse(c, async (stream) => {
     let result: Dispatched | undefined;
     void done.then((r) => {
       result = r;

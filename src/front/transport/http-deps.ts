@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Exchange, Replied } from './exchange.js';
 import type { DispatchDeps } from '../mcp/dispatch.js';
 import type { LaneAuth } from './auth.js';
 import type { CallStreams } from './call-streams.js';
@@ -25,15 +25,15 @@ export interface McpHttpDeps extends DispatchDeps {
   onRefused: (code: string) => void;
 }
 
-export const rpcErrorData = (c: Context, r: Rejection, id: unknown, headers: Record<string, string> = {}): Response =>
+export const rpcErrorData = (c: Exchange, r: Rejection, id: unknown, headers: Record<string, string> = {}): Replied =>
   c.json(
     { jsonrpc: '2.0', id: id ?? null, error: { code: r.code, message: r.message, ...(r.data !== undefined ? { data: r.data } : {}) } },
-    r.status as 400,
+    r.status,
     headers,
   );
 
 /** The W3C trace context of the lane's HTTP request, carried into dispatch. */
-export const withTraceOf = (c: Context, d: McpHttpDeps): McpHttpDeps => {
+export const withTraceOf = (c: Exchange, d: McpHttpDeps): McpHttpDeps => {
   const traceparent = c.req.header('traceparent');
   if (!traceparent) return d;
   const tracestate = c.req.header('tracestate');

@@ -1,5 +1,5 @@
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import type { Exchange, Replied } from './exchange.js';
+import { streamSse } from './sse-stream.js';
 import { pumpQueue, pumpSse } from './sse-pump.js';
 import { modernResult } from './modern-result.js';
 import { randomUUID } from 'node:crypto';
@@ -16,13 +16,13 @@ import type { LaneClaims } from '../../auth/tokens.js';
  * nothing honored it completes at once.
  */
 export const listen = (
-  c: Context,
+  c: Exchange,
   d: McpHttpDeps,
   lane: string,
   req: RpcRequest,
   serverInfo: Record<string, unknown>,
   claims: LaneClaims,
-): Response => {
+): Replied => {
   const requested = (req.params?.notifications ?? undefined) as Record<string, unknown> | undefined;
   if (!requested || typeof requested !== 'object') {
     return c.json({
@@ -54,7 +54,7 @@ export const listen = (
     // A reload that revokes the token it was opened with ends the stream at once.
     { claims, close: q.close },
   );
-  return streamSSE(c, async (stream) => {
+  return streamSse(c, async (stream) => {
     const granted = wanted.length > 0 ? await changeResources(dl, lane, wanted, true) : [];
     if (granted.length > 0) honored.resourceSubscriptions = granted;
     await stream.writeSSE({

@@ -1,5 +1,5 @@
-import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { type Exchange, Replied } from './exchange.js';
+import { streamSse } from './sse-stream.js';
 import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
@@ -24,19 +24,19 @@ const MODERN_VERSION = MODERN_REVISION;
 const SESSION_HEADER = 'mcp-session-id';
 
 const rpcError = (
-  c: Context,
+  c: Exchange,
   status: number,
   code: number,
   message: string,
   id: unknown = null,
   headers: Record<string, string> = {},
-): Response => rpcErrorData(c, { status, code, message }, id, headers);
+): Replied => rpcErrorData(c, { status, code, message }, id, headers);
 
 const negotiate = (requested: unknown): string =>
   typeof requested === 'string' && LEGACY_VERSIONS.includes(requested) ? requested : (LEGACY_VERSIONS[0] as string);
 
 /** Authenticates; returns the lane and its claims, or an error response. Nothing unauthenticated goes further. */
-const authenticate = async (c: Context, d: McpHttpDeps): Promise<{ lane: string; claims: LaneClaims } | Response> => {
+const authenticate = async (c: Exchange, d: McpHttpDeps): Promise<{ lane: string; claims: LaneClaims } | Replied> => {
   try {
     return await d.auth.authenticate(c.req.header('authorization'));
   } catch (e) {
@@ -54,14 +54,14 @@ const authenticate = async (c: Context, d: McpHttpDeps): Promise<{ lane: string;
 const modernErrorStatus = (code: number, status: number): number =>
   code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
 
-export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> => {
+export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> => {
   const who = await authenticate(c, d);
-  if (who instanceof Response) return who;
+  if (who instanceof Replied) return who;
   const { lane, claims } = who;
   const busy = hold(c, d, lane, 'requests');
   if (busy) return busy;
   const text = await boundedBody(c, d);
-  if (text instanceof Response) return text;
+  if (text instanceof Replied) return text;
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -155,9 +155,9 @@ export const handlePost = async (c: Context, d: McpHttpDeps): Promise<Response> 
   return answer(c, d, lane, msg, sid, legacyRender(msg.id), text);
 };
 
-export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> => {
+export const handleGet = async (c: Exchange, d: McpHttpDeps): Promise<Replied> => {
   const who = await authenticate(c, d);
-  if (who instanceof Response) return who;
+  if (who instanceof Replied) return who;
   const { lane } = who;
   const sid = c.req.header(SESSION_HEADER);
   if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: GET needs a legacy session', null, { Allow: 'POST' });
@@ -169,7 +169,7 @@ export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> =
   if (session.streams.size > 0) return rpcError(c, 409, ERR.invalidRequest, 'Conflict: this session already has a GET stream open');
   const busy = hold(c, d, lane, 'requests') ?? hold(c, d, lane, 'streams');
   if (busy) return busy;
-  return streamSSE(c, async (stream) => {
+  return streamSse(c, async (stream) => {
     const q = pumpQueue();
     const sink = { send: q.push, close: q.close };
     session.streams.add(sink);
@@ -182,9 +182,9 @@ export const handleGet = async (c: Context, d: McpHttpDeps): Promise<Response> =
   });
 };
 
-export const handleDelete = async (c: Context, d: McpHttpDeps): Promise<Response> => {
+export const handleDelete = async (c: Exchange, d: McpHttpDeps): Promise<Replied> => {
   const who = await authenticate(c, d);
-  if (who instanceof Response) return who;
+  if (who instanceof Replied) return who;
   const { lane } = who;
   const sid = c.req.header(SESSION_HEADER);
   if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: DELETE needs a legacy session', null, { Allow: 'POST' });

@@ -1,11 +1,20 @@
-import { Hono } from 'hono';
+import type { Exchange, Replied } from './exchange.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
 
-/** The MCP endpoint for lanes, mounted at /mcp: POST (both eras), GET (streams), DELETE (a session). */
-export const mcpRoutes = (d: () => McpHttpDeps): Hono => {
-  const app = new Hono();
-  app.post('/', (c) => handlePost(c, d()));
-  app.get('/', (c) => handleGet(c, d()));
-  app.delete('/', (c) => handleDelete(c, d()));
-  return app;
+/** The MCP endpoint for lanes, at /mcp: POST (both eras), GET (streams), DELETE (a session). */
+export const mcpRoute = (c: Exchange, d: McpHttpDeps): Promise<Replied> | Replied => {
+  switch (c.incoming.method) {
+    case 'POST':
+      return handlePost(c, d);
+    case 'GET':
+      return handleGet(c, d);
+    case 'DELETE':
+      return handleDelete(c, d);
+    default:
+      return c.json(
+        { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: /mcp takes POST, GET and DELETE' } },
+        405,
+        { Allow: 'POST, GET, DELETE' },
+      );
+  }
 };

@@ -1,5 +1,4 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Context } from 'hono';
+import type { Exchange, Replied } from './exchange.js';
 import { ERR } from '../../rpc/jsonrpc.js';
 import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
@@ -11,20 +10,20 @@ import type { LoadKind, LoadRefusal } from './lane-load.js';
  * bounded while it streams and not nested too deep. Each refusal is a 4xx with a JSON-RPC error
  * naming the setting that raises it.
  */
-const rpcError = (c: Context, status: number, code: number, message: string, headers: Record<string, string> = {}): Response =>
+const rpcError = (c: Exchange, status: number, code: number, message: string, headers: Record<string, string> = {}): Replied =>
   rpcErrorData(c, { status, code, message }, null, headers);
 
 /** A per-lane limit reached: 429 with Retry-After and a JSON-RPC error naming the setting. */
-export const refuseLoad = (c: Context, r: LoadRefusal, id: unknown = null): Response =>
+export const refuseLoad = (c: Exchange, r: LoadRefusal, id: unknown = null): Replied =>
   rpcErrorData(c, { status: r.status, code: ERR.invalidRequest, message: r.message, data: { limit: r.setting, value: r.limit } }, id, {
     'Retry-After': String(r.retryAfterS),
   });
 
 /** Counts an open HTTP request of the lane until its response closes; undefined if it may go on. */
-export const hold = (c: Context, d: McpHttpDeps, lane: string, kind: LoadKind): Response | undefined => {
+export const hold = (c: Exchange, d: McpHttpDeps, lane: string, kind: LoadKind): Replied | undefined => {
   const r = d.load.take(lane, kind);
   if (typeof r !== 'function') return refuseLoad(c, r);
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const outgoing = c.outgoing;
   if (outgoing) outgoing.once('close', r);
   else r();
   return undefined;
@@ -35,9 +34,9 @@ export const hold = (c: Context, d: McpHttpDeps, lane: string, kind: LoadKind): 
  * lane's own earlier calls while other lanes are active (giving up its place if the client goes),
  * or, past gateway.limits.callsPerLane in flight and waiting, is refused with 429.
  */
-export const takeTurn = async (c: Context, d: McpHttpDeps, lane: string): Promise<Response | undefined> => {
+export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
   const a = d.fair.enter(lane);
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const outgoing = c.outgoing;
   if (a.kind === 'full') {
     const limit = d.policy().gateway.limits.callsPerLane;
     return refuseLoad(c, {
@@ -58,14 +57,14 @@ export const takeTurn = async (c: Context, d: McpHttpDeps, lane: string): Promis
   const release = await Promise.race([a.started, gone]);
   if (!release) {
     a.cancel();
-    return c.body(null, 499 as 200);
+    return c.body(null, 499);
   }
   if (outgoing.closed) release();
   else outgoing.once('close', release);
   return undefined;
 };
 
-const tooLarge = (c: Context, max: number, close: boolean): Response =>
+const tooLarge = (c: Exchange, max: number, close: boolean): Replied =>
   rpcError(
     c,
     413,
@@ -79,24 +78,16 @@ const tooLarge = (c: Context, max: number, close: boolean): Response =>
  * 415 for a body that is not JSON by its Content-Type, 406 for an Accept without JSON, 413 past
  * gateway.maxBodyBytes, 400 past gateway.limits.jsonDepth.
  */
-export const boundedBody = async (c: Context, d: McpHttpDeps): Promise<string | Response> => {
+export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string | Replied> => {
   if (!isJsonContentType(c.req.header('content-type')))
     return rpcError(c, 415, ERR.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
   if (!accepts(c.req.header('accept'), 'application/json'))
     return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json');
   const g = d.policy().gateway;
   const max = g.maxBodyBytes;
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
-  let text: string;
-  if (incoming) {
-    const r = await readBody(incoming, max);
-    if (!r.ok) return tooLarge(c, max, !r.drained);
-    text = r.text;
-  } else {
-    if (Number(c.req.header('content-length') ?? '0') > max) return tooLarge(c, max, true);
-    text = await c.req.text();
-    if (Buffer.byteLength(text) > max) return tooLarge(c, max, false);
-  }
+  const r = await readBody(c.incoming, max);
+  if (!r.ok) return tooLarge(c, max, !r.drained);
+  const text = r.text;
   if (jsonDepthOver(text, g.limits.jsonDepth))
     return rpcError(
       c,

@@ -1,4 +1,4 @@
-import type { SSEStreamingApi } from 'hono/streaming';
+import type { SseStream } from './sse-stream.js';
 
 type Message = Record<string, unknown>;
 
@@ -21,7 +21,7 @@ const MAX_TURNS = 10_000_000;
  * all drain their queue as `message` events, then end, finish with a last message, or wait (with
  * a keep-alive comment when asked) until they are woken. Ends when the client goes away.
  */
-export const pumpSse = async (stream: SSEStreamingApi, src: PumpSource): Promise<void> => {
+export const pumpSse = async (stream: SseStream, src: PumpSource): Promise<void> => {
   for (let turn = 0; turn < MAX_TURNS && !stream.aborted; turn += 1) {
     while (src.queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(src.queue.shift()) });
     const last = await src.after();
