@@ -5,6 +5,7 @@ import { ensureSigningKey } from '../auth/keys.js';
 import { lanesOfDomain } from '../policy/queries.js';
 import { loadPolicy } from '../policy/load.js';
 import { formatProblem } from '../policy/problem.js';
+import { expandForLanes } from '../policy/placeholders.js';
 
 /**
  * `lanegate init`: creates the state dir (0700) and the signing key, and with --demo-secrets
@@ -27,7 +28,7 @@ export const runInit = async (policyFile: string, demoSecrets: boolean): Promise
   for (const d of Object.values(policy.domains)) {
     const lanes = lanesOfDomain(policy, d.name);
     for (const ref of d.secrets) {
-      for (const f of ref.file.includes('{lane}') ? lanes.map((l) => ref.file.replaceAll('{lane}', l)) : [ref.file]) {
+      for (const f of expandForLanes(ref.file, lanes)) {
         if (!f.startsWith(stateDir + path.sep) || existsSync(f)) continue;
         mkdirSync(path.dirname(f), { recursive: true, mode: 0o700 });
         writeFileSync(f, `demo-${randomBytes(16).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });

@@ -2,8 +2,7 @@ import path from 'node:path';
 import type { ServerConfig } from '../policy/model.js';
 import type { StdioLaunch } from '../upstream/stdio-child.js';
 import { ENV_ALLOWLIST } from '../link/config.js';
-
-const expandLane = (s: string, lane: string | undefined): string => (lane ? s.replaceAll('{lane}', lane) : s);
+import { expandLane } from '../policy/placeholders.js';
 
 /**
  * The exact launch of a stdio upstream: resolved command, args and env with {lane} expanded,

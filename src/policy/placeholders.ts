@@ -14,6 +14,13 @@ const TOKEN = /\{(policyDir|stateDir|node|lane)\}/g;
 
 export const hasLanePlaceholder = (s: string): boolean => s.includes('{lane}');
 
+/** `{lane}` expanded for one lane; as written when there is no lane (a shared launch or domain). */
+export const expandLane = (s: string, lane: string | undefined): string => (lane ? s.replaceAll('{lane}', lane) : s);
+
+/** What `s` names for each of these lanes: one value per lane if it holds `{lane}`, else itself. */
+export const expandForLanes = (s: string, lanes: readonly string[]): string[] =>
+  hasLanePlaceholder(s) ? lanes.map((l) => expandLane(s, l)) : [s];
+
 export const expandPlaceholders = (s: string, v: PlaceholderValues): string =>
   s.replace(TOKEN, (whole, key: string) => {
     if (key === 'lane') return v.lane ?? whole;

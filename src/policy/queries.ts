@@ -1,8 +1,9 @@
 import type { Policy } from './model.js';
+import { expandLane } from './placeholders.js';
 
 /** Secret files a domain's host will read, expanded for one lane (or as-is for a shared domain). */
 export const secretFilesFor = (p: Policy, domain: string, lane?: string): { name: string; file: string }[] =>
-  (p.domains[domain]?.secrets ?? []).map((s) => ({ name: s.name, file: lane ? s.file.replaceAll('{lane}', lane) : s.file }));
+  (p.domains[domain]?.secrets ?? []).map((s) => ({ name: s.name, file: expandLane(s.file, lane) }));
 
 /** Lanes that use at least one enabled server of this domain. */
 export const lanesOfDomain = (p: Policy, domain: string): string[] =>

@@ -1,6 +1,6 @@
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { expandPlaceholders } from './placeholders.js';
+import { expandForLanes, expandPlaceholders } from './placeholders.js';
 import type { PathProblem } from './problem.js';
 import type { PolicyDoc } from './schema.js';
 
@@ -49,7 +49,7 @@ export const checkSecretFiles = (doc: PolicyDoc, policyDir: string, stateDir: st
       .map(([n]) => n);
     for (const [secret, ref] of Object.entries(d.secrets ?? {})) {
       const base = path.resolve(policyDir, expandPlaceholders(ref.file, { policyDir, stateDir, node: nodePath }));
-      const files = base.includes('{lane}') ? lanes.map((l) => base.replaceAll('{lane}', l)) : [base];
+      const files = expandForLanes(base, lanes);
       for (const f of files) {
         try {
           accessSync(f, constants.R_OK);

@@ -3,6 +3,7 @@ import type { ServerConfig } from '../policy/model.js';
 import { RpcEndpoint } from '../rpc/endpoint.js';
 import { ERR, type Id, RpcFailure, type RpcMessage } from '../rpc/jsonrpc.js';
 import { CLIENT_CAPABILITIES, CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type UpstreamEvents } from './conn.js';
+import { expandLane } from '../policy/placeholders.js';
 
 /** The longest a POST may take; each request's own timeout is kept by the protocol layer. */
 const REQUEST_LIMIT_MS = 15 * 60_000;
@@ -16,10 +17,7 @@ export const expandHeaders = (
   lane?: string,
 ): Record<string, string> =>
   Object.fromEntries(
-    Object.entries(headers).map(([k, v]) => [
-      k,
-      (lane ? v.replaceAll('{lane}', lane) : v).replace(SECRET_REF, (_w, n: string) => secrets.get(n) ?? ''),
-    ]),
+    Object.entries(headers).map(([k, v]) => [k, expandLane(v, lane).replace(SECRET_REF, (_w, n: string) => secrets.get(n) ?? '')]),
   );
 
 /** Every JSON-RPC message of a POST's answer, in order: one JSON body, or the events of an SSE stream. */
@@ -59,7 +57,7 @@ export const connectHttp = async (
   ev: UpstreamEvents,
 ): Promise<UpstreamConn> => {
   if (server.transport.kind !== 'http') throw new LanegateError('internal', 'not an http server');
-  const url = lane ? server.transport.url.replaceAll('{lane}', lane) : server.transport.url;
+  const url = expandLane(server.transport.url, lane);
   const base = expandHeaders(server.transport.headers, secrets, lane);
   let sessionId: string | undefined;
   let closed = false;

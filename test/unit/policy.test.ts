@@ -136,3 +136,15 @@ lanes: {}
     assert.deepEqual(committed, JSON.parse(JSON.stringify(policyJsonSchema())));
   });
 });
+
+describe('{lane}: one expansion for launches, secret files and HTTP upstreams', () => {
+  it('expands for one lane, leaves a shared value as written, and names one value per lane', async () => {
+    const { expandForLanes, expandLane } = await import('../../src/policy/placeholders.js');
+    assert.equal(expandLane('/s/{lane}/{lane}.key', 'a'), '/s/a/a.key');
+    assert.equal(expandLane('/s/{lane}.key', undefined), '/s/{lane}.key');
+    assert.equal(expandLane('/s/shared.key', 'a'), '/s/shared.key');
+    assert.deepEqual(expandForLanes('/s/{lane}.key', ['a', 'b']), ['/s/a.key', '/s/b.key']);
+    assert.deepEqual(expandForLanes('/s/shared.key', ['a', 'b']), ['/s/shared.key']);
+    assert.deepEqual(expandForLanes('/s/{lane}.key', []), [], 'a per-lane file no lane uses names nothing');
+  });
+});
