@@ -6,6 +6,7 @@ import { escapeUntrusted } from '../log/escape.js';
 import type { Policy } from '../policy/model.js';
 import { readGuard } from '../records/guard-file.js';
 import { addTrust, readTrust } from '../records/trust-file.js';
+import { lanesWithServer } from '../policy/queries.js';
 
 /**
  * `lanegate scan [FILE|-] [--explain]`: vet a tools/list result before adding a server. Each tool
@@ -114,12 +115,7 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
       '',
       formatRefusal({
         upstream: server,
-        lanes:
-          rec.lane !== undefined
-            ? [rec.lane]
-            : Object.values(policy.lanes)
-                .filter((l) => l.servers.includes(server))
-                .map((l) => l.name),
+        lanes: rec.lane !== undefined ? [rec.lane] : lanesWithServer(policy, server),
         layer: 'semantic',
         tool: first.item,
         finding: first.finding,

@@ -10,3 +10,9 @@ export const lanesOfDomain = (p: Policy, domain: string): string[] =>
   Object.values(p.lanes)
     .filter((l) => l.servers.some((s) => p.servers[s]?.domain === domain))
     .map((l) => l.name);
+
+/** Lanes whose loadout names this server (enabled or not: who would see it). */
+export const lanesWithServer = (p: Pick<Policy, 'lanes'>, server: string): string[] =>
+  Object.values(p.lanes)
+    .filter((l) => l.servers.includes(server))
+    .map((l) => l.name);

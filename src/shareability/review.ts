@@ -3,6 +3,7 @@ import type { GuardFile } from '../records/guard-file.js';
 import { type IdentityRecord, LEDGER_UNREADABLE, type LedgerCode, type LedgerData } from '../records/ledger.js';
 import { currentRow, type VerdictFile } from '../records/verdicts.js';
 import { type Assessment, assess } from './assess.js';
+import { lanesWithServer } from '../policy/queries.js';
 
 export interface ReviewRow {
   server: string;
@@ -79,9 +80,7 @@ export const buildReview = (i: ReviewInputs): ReviewRow[] =>
       domain: domain.name,
       kind: domain.kind,
       prefix: s.prefix,
-      lanes: Object.values(i.policy.lanes)
-        .filter((l) => l.servers.includes(s.name))
-        .map((l) => l.name),
+      lanes: lanesWithServer(i.policy, s.name),
       identity,
       placement: a.placement,
       strength: a.strength,

@@ -7,6 +7,7 @@ import { RpcFailure } from '../../rpc/jsonrpc.js';
 import type { Era } from '../../upstream/conn.js';
 import type { RawResult } from '../../rpc/raw.js';
 import { createHash } from 'node:crypto';
+import { lanesWithServer } from '../../policy/queries.js';
 
 export interface Listing {
   items: Record<string, unknown>[];
@@ -111,7 +112,5 @@ export const lanesAffected = (policy: Policy, hostKey: string, server: string, l
   if (lanes !== 'all') return lanes;
   const { lane } = parseHostKey(hostKey);
   if (lane !== undefined) return [lane];
-  return Object.values(policy.lanes)
-    .filter((l) => l.servers.includes(server))
-    .map((l) => l.name);
+  return lanesWithServer(policy, server);
 };
