@@ -1,7 +1,8 @@
 import type { Exchange, Replied } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
-import { type Dispatched, dispatch } from '../mcp/dispatch.js';
+import { type Dispatched, dispatch, parsedResult } from '../mcp/dispatch.js';
+import { modernResultText } from './modern-result.js';
 import type { ParkedCall } from '../mcp/mrtr.js';
 import { type CallStream, withCallToken } from './call-streams.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
@@ -64,7 +65,9 @@ export const answerModern = async (
     const wantsLogs = meta['io.modelcontextprotocol/logLevel'] !== undefined;
     s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, false, wantsLogs);
     s.caps = caps;
-    done = dispatch(d, lane, withCallToken(call, s)).then((r) => {
+    done = dispatch(d, lane, withCallToken(call, s)).then((r0) => {
+      // A result left as text is read only if it may be the upstream's own input round.
+      const r = r0.raw?.mayHave('resultType') ? parsedResult(r0) : r0;
       // An upstream that spoke 2026-07-28 asked for input itself: pass its request through, with
       // its requestState sealed inside ours (bound to this lane and call, one-shot).
       if (r.result?.resultType !== 'input_required') return r;
@@ -102,7 +105,12 @@ export const answerModern = async (
   for (let guard = 0; guard < 1_000_000; guard += 1) {
     if (result) {
       d.streams.end(s);
-      const out = render(result);
+      const spliced = result.raw && !result.error ? modernResultText(req.method, result.raw, d.serverInfo) : undefined;
+      if (spliced !== undefined)
+        return c.body(`{"jsonrpc":"2.0","id":${JSON.stringify(req.id)},"result":${spliced}}`, result.status, {
+          'content-type': 'application/json',
+        });
+      const out = render(parsedResult(result));
       return c.json(out.body, out.status);
     }
     if (s.inputs.length > 0) return c.json(await inputRequired());
@@ -135,7 +143,7 @@ export const answerModern = async (
           s.wake = w;
           if (s.queue.length > 0 || s.inputs.length > 0 || result) w();
         },
-        after: () => (result ? render(result).body : s.inputs.length > 0 ? inputRequired() : undefined),
+        after: () => (result ? render(parsedResult(result)).body : s.inputs.length > 0 ? inputRequired() : undefined),
       });
     } finally {
       if (result) d.streams.end(s);

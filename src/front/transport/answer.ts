@@ -133,8 +133,9 @@ export const answer = async (
     ...withTraceOf(c, d0),
     signal: ac.signal,
     era: session === undefined ? 'modern' : 'legacy',
-    // A handshake-era call's result goes back as the host wrote it; 2026-07-28 results are rewritten here.
-    rawResults: session !== undefined,
+    // A call's result stays the host's text: a handshake-era lane gets it as it is, a 2026-07-28
+    // lane gets it spliced into the revision's result shape (modern-result.ts).
+    rawResults: true,
     ...(bodyText !== undefined ? { laneBody: { text: bodyText, params: req.params } } : {}),
     ...(session !== undefined ? { holder: session } : {}),
     ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(nodeHeaders(c)) } : {}),

@@ -1,5 +1,6 @@
 import { isListMethod } from '../../link/lists.js';
 import { MODERN_META } from '../../upstream/conn.js';
+import type { RawResult } from '../../rpc/raw.js';
 
 /** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
 export const modernResult = (
@@ -15,4 +16,24 @@ export const modernResult = (
   const meta = (out._meta as Record<string, unknown> | undefined) ?? {};
   out._meta = { ...meta, [MODERN_META.serverInfo]: serverInfo };
   return out;
+};
+
+/** Keys a spliced result must not already hold at any depth (they would be written twice). */
+const ADDED_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
+
+/**
+ * The same 2026-07-28 result written around the host's text without parsing it: `resultType`
+ * first, the result's own members as they arrived, then what the front adds. Undefined when the
+ * text may already hold a key the front adds (anywhere: a nested `_meta` counts too), or is not an
+ * object: then the caller parses and uses modernResult. A large result then costs the front a
+ * copy instead of a parse and a serialisation.
+ */
+export const modernResultText = (method: string, raw: RawResult, serverInfo: Record<string, unknown>): string | undefined => {
+  if (ADDED_KEYS.some((k) => raw.mayHave(k))) return undefined;
+  const t = raw.text;
+  if (t.charCodeAt(0) !== 123 || t.charCodeAt(t.length - 1) !== 125) return undefined;
+  const inner = t.slice(1, -1).trim();
+  const cache =
+    isListMethod(method) || method === 'server/discover' || method === 'resources/read' ? ',"ttlMs":0,"cacheScope":"private"' : '';
+  return `{"resultType":"complete"${inner ? `,${inner}` : ''}${cache},"_meta":${JSON.stringify({ [MODERN_META.serverInfo]: serverInfo })}}`;
 };
