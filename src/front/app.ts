@@ -71,6 +71,10 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
   const operator = (): Promise<RequestListener> => {
     operatorPlane ??= Promise.all([import('@hono/node-server'), import('./operator/routes.js')]).then(
       ([{ getRequestListener }, { operatorRoutes }]) => getRequestListener(operatorRoutes(gw, operatorHash).fetch),
+      (e: unknown) => {
+        operatorPlane = undefined; // a failed load is retried at the next request, not kept
+        throw e;
+      },
     );
     return operatorPlane;
   };
@@ -78,7 +82,11 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
   const serve = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const c = new Exchange(req, res);
     const { hosts, origins } = allowedNow();
-    const why = checkHostAndOrigin(c.req.header('host'), c.req.header('origin'), hosts, origins);
+    // node keeps the first of several Host headers; a request with more than one is refused (RFC 9112).
+    let hostCount = 0;
+    for (let i = 0; i < req.rawHeaders.length; i += 2) if (req.rawHeaders[i]?.toLowerCase() === 'host') hostCount += 1;
+    const why =
+      hostCount > 1 ? 'more than one Host header' : checkHostAndOrigin(c.req.header('host'), c.req.header('origin'), hosts, origins);
     if (why) {
       gw.metrics.httpRefused.inc({ reason: 'host_or_origin' });
       c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);

@@ -70,8 +70,29 @@ describe('the Prometheus exposition', () => {
     assert.ok(value('process_resident_memory_bytes') > 10 * 2 ** 20);
     assert.ok(value('process_cpu_seconds_total') > 0);
     assert.ok(value('process_open_fds') > 2);
+    // The count is the process's own descriptors, not the one the listing itself held.
+    const { readdirSync } = await import('node:fs');
+    assert.ok(Math.abs(value('process_open_fds') - (readdirSync('/proc/self/fd').length - 1)) <= 1);
     assert.ok(Math.abs(value('process_start_time_seconds') - (Date.now() / 1000 - process.uptime())) < 2);
     assert.ok(value('nodejs_eventloop_lag_max_seconds') >= 0);
-    assert.match(text, new RegExp(`^nodejs_version_info\\{version="${process.version}"\\} 1$`, 'm'));
+    const [major] = process.version.slice(1).split('.');
+    assert.match(
+      text,
+      new RegExp(`^nodejs_version_info\\{version="${process.version}",major="${major}",minor="\\d+",patch="\\d+"\\} 1$`, 'm'),
+    );
+    assert.ok(value('process_max_fds') >= value('process_open_fds'));
+    assert.ok(value('process_virtual_memory_bytes') > value('process_resident_memory_bytes'));
+    assert.match(text, /^nodejs_heap_space_size_used_bytes\{space="old"\} \d+$/m);
+    assert.ok(value('nodejs_active_resources_total') >= 0);
+    for (const p of ['min', 'mean', 'stddev', 'p50', 'p90', 'p99'])
+      assert.match(text, new RegExp(`^nodejs_eventloop_lag_${p}_seconds `, 'm'));
+    assert.match(text, /^# TYPE nodejs_gc_duration_seconds histogram$/m);
+    // Garbage made now is collected, and the pause is counted by kind.
+    let keep = 0;
+    for (let i = 0; i < 200_000; i++) keep += [i, { i }].length;
+    await new Promise((r) => setTimeout(r, 50));
+    const after = await r.metrics();
+    assert.ok(keep > 0);
+    assert.match(after, /^nodejs_gc_duration_seconds_count\{kind="minor"\} [1-9]\d*$/m);
   });
 });

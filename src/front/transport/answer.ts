@@ -1,5 +1,5 @@
 import { paramHeadersOf } from '../../link/param-headers.js';
-import type { Exchange, Replied } from './exchange.js';
+import { type Exchange, type Replied, whenClosed } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { pumpSse } from './sse-pump.js';
 import { answerModern } from './answer-modern.js';
@@ -122,10 +122,9 @@ export const answer = async (
   d0.inflight.set(key, ac);
   // A legacy call ends with its connection; a modern one may outlive its request (MRTR parks it).
   if (session !== undefined) {
-    // The node response closing before it finished means the client went away. (c.req.raw would
-    // build a full Request object on this hot path just to read its signal.)
+    // The response closing before it finished means the client went away (perhaps already).
     const outgoing = c.outgoing;
-    outgoing?.once('close', () => {
+    whenClosed(outgoing, () => {
       if (!outgoing.writableFinished) ac.abort();
     });
   }

@@ -20,6 +20,7 @@ export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math
       incoming.off('data', onData);
       incoming.off('end', onEnd);
       incoming.off('error', onError);
+      incoming.off('close', onError);
       resolve(r);
     };
     const onData = (chunk: Buffer): void => {
@@ -36,10 +37,13 @@ export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math
     };
     const onEnd = (): void =>
       finish(n <= max ? { ok: true, text: Buffer.concat(chunks, n).toString('utf8') } : { ok: false, tooLarge: true, drained: true });
+    // A client gone before its body ended (or before this read began) leaves nothing to wait for.
     const onError = (): void => finish({ ok: false, tooLarge: true, drained: false });
+    if (incoming.destroyed) return onError();
     incoming.on('data', onData);
     incoming.on('end', onEnd);
     incoming.on('error', onError);
+    incoming.on('close', onError);
   });
 
 /**

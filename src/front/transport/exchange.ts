@@ -9,6 +9,15 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  * run on Hono, loaded when first asked for.)
  */
 
+/**
+ * Runs `fn` once the response has closed (finished, or the client went away), at once if it
+ * already has: a handler that waited (for a token check, a fair turn) may find it closed.
+ */
+export const whenClosed = (out: ServerResponse, fn: () => void): void => {
+  if (out.closed || out.destroyed) fn();
+  else out.once('close', fn);
+};
+
 /** An answer that has been written (or, for SSE, started): what every handler returns. */
 export class Replied {
   constructor(readonly status: number) {}
@@ -33,6 +42,9 @@ export class Exchange {
     const out = this.outgoing;
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };
+      // Answered before its body was read (a refused token, say): the connection ends with this
+      // answer instead of node reading and discarding whatever the client still sends.
+      if (!this.incoming.complete) headers = { ...headers, connection: 'close' };
       out.writeHead(status, headers);
     }
     if (!out.writableEnded) out.end(data ?? undefined);

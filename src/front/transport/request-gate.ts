@@ -1,4 +1,4 @@
-import type { Exchange, Replied } from './exchange.js';
+import { type Exchange, type Replied, whenClosed } from './exchange.js';
 import { ERR } from '../../rpc/jsonrpc.js';
 import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
@@ -23,9 +23,7 @@ export const refuseLoad = (c: Exchange, r: LoadRefusal, id: unknown = null): Rep
 export const hold = (c: Exchange, d: McpHttpDeps, lane: string, kind: LoadKind): Replied | undefined => {
   const r = d.load.take(lane, kind);
   if (typeof r !== 'function') return refuseLoad(c, r);
-  const outgoing = c.outgoing;
-  if (outgoing) outgoing.once('close', r);
-  else r();
+  whenClosed(c.outgoing, r);
   return undefined;
 };
 
@@ -48,19 +46,16 @@ export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promi
     });
   }
   if (a.kind === 'run') {
-    if (outgoing) outgoing.once('close', a.release);
-    else a.release();
+    whenClosed(outgoing, a.release);
     return undefined;
   }
-  if (!outgoing) return undefined;
-  const gone = new Promise<undefined>((resolve) => outgoing.once('close', () => resolve(undefined)));
+  const gone = new Promise<undefined>((resolve) => whenClosed(outgoing, () => resolve(undefined)));
   const release = await Promise.race([a.started, gone]);
   if (!release) {
     a.cancel();
     return c.body(null, 499);
   }
-  if (outgoing.closed) release();
-  else outgoing.once('close', release);
+  whenClosed(outgoing, release);
   return undefined;
 };
 

@@ -27,6 +27,7 @@ const drained = (out: ServerResponse): Promise<void> =>
       out.off('close', done);
       resolve();
     };
+    if (out.destroyed || out.closed) return resolve();
     out.on('drain', done);
     out.on('close', done);
   });
@@ -39,15 +40,17 @@ export const streamSse = (c: Exchange, run: (s: SseStream) => Promise<void>): Re
   const out = c.outgoing;
   out.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   out.flushHeaders();
-  let aborted = false;
+  // A client may be gone before its stream starts (while its call ran): then nothing waits on it.
+  let aborted = out.destroyed || out.closed || c.incoming.destroyed;
   const aborts: Array<() => void> = [];
-  out.once('close', () => {
-    if (out.writableFinished) return;
-    aborted = true;
-    for (const f of aborts.splice(0)) f();
-  });
+  if (!aborted)
+    out.once('close', () => {
+      if (out.writableFinished) return;
+      aborted = true;
+      for (const f of aborts.splice(0)) f();
+    });
   const write = async (text: string): Promise<void> => {
-    if (aborted || out.writableEnded) return;
+    if (aborted || out.writableEnded || out.destroyed) return;
     if (!out.write(text)) await drained(out);
   };
   const stream: SseStream = {
