@@ -42,9 +42,6 @@ export class Exchange {
     const out = this.outgoing;
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };
-      // Answered before its body was read (a refused token, say): the connection ends with this
-      // answer instead of node reading and discarding whatever the client still sends.
-      if (!this.incoming.complete) headers = { ...headers, connection: 'close' };
       out.writeHead(status, headers);
     }
     if (!out.writableEnded) out.end(data ?? undefined);

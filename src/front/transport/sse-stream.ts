@@ -41,7 +41,7 @@ export const streamSse = (c: Exchange, run: (s: SseStream) => Promise<void>): Re
   out.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
   out.flushHeaders();
   // A client may be gone before its stream starts (while its call ran): then nothing waits on it.
-  let aborted = out.destroyed || out.closed || c.incoming.destroyed;
+  let aborted = out.destroyed || out.closed;
   const aborts: Array<() => void> = [];
   if (!aborted)
     out.once('close', () => {
