@@ -1,0 +1,36 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { modernPost, textOf } from '../helpers/mcp.js';
+
+/**
+ * The embedded default policy as `npm start` serves it (its paths pointed at this checkout and
+ * its state at a temp dir): what a first-time user tries first must work.
+ */
+describe('the default policy, used as a new user would', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    const text = readFileSync(path.join(ROOT, 'policies/default.yaml'), 'utf8')
+      .replaceAll('{policyDir}/../node_modules', path.join(ROOT, 'node_modules'))
+      .replaceAll('{policyDir}/../dist', path.join(ROOT, 'dist'))
+      .replace('"{policyDir}/../.lanegate"', './state')
+      .replace(/^\$schema:.*$/m, '');
+    gw = await startGateway(text, { secrets: { 'state/secrets/mailbox-alice-inbox.token': 'demo-token' } });
+  });
+  after(async () => gw.stop());
+
+  it("lane research writes to its memory server and reads it back (the server's file lives in the state dir)", async () => {
+    const t = await gw.token('research');
+    const created = await modernPost(gw.url, t, 1, 'tools/call', {
+      name: 'memory_create_entities',
+      arguments: { entities: [{ name: 'first-user', entityType: 'test', observations: ['it works'] }] },
+    });
+    assert.equal((created.json?.result as { isError?: boolean } | undefined)?.isError ?? false, false, JSON.stringify(created.json));
+    const graph = await modernPost(gw.url, t, 2, 'tools/call', { name: 'memory_read_graph', arguments: {} });
+    assert.match(textOf(graph.json?.result), /first-user/);
+    const echo = await modernPost(gw.url, t, 3, 'tools/call', { name: 'every_echo', arguments: { message: 'hello' } });
+    assert.match(textOf(echo.json?.result), /Echo: hello/);
+  });
+});
