@@ -33,4 +33,22 @@ describe('the default policy, used as a new user would', () => {
     const echo = await modernPost(gw.url, t, 3, 'tools/call', { name: 'every_echo', arguments: { message: 'hello' } });
     assert.match(textOf(echo.json?.result), /Echo: hello/);
   });
+
+  it('a progress token too long to repeat back is refused up front (the attack: 1 MiB token x 500 progress steps)', async () => {
+    const t = await gw.token('research');
+    const long = await modernPost(gw.url, t, 4, 'tools/call', {
+      name: 'every_echo',
+      arguments: { message: 'x' },
+      _meta: { progressToken: 'p'.repeat(1024 * 1024) },
+    });
+    assert.equal(long.status, 400, JSON.stringify(long.json).slice(0, 300));
+    assert.equal((long.json?.error as { code?: number } | undefined)?.code, -32602);
+    assert.match(JSON.stringify(long.json), /progressToken must be a number or a string of at most 256 characters/);
+    const fine = await modernPost(gw.url, t, 5, 'tools/call', {
+      name: 'every_echo',
+      arguments: { message: 'y' },
+      _meta: { progressToken: 'p-1' },
+    });
+    assert.match(textOf(fine.json?.result), /Echo: y/);
+  });
 });

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { paramsProblem, text } from '../../src/front/mcp/param-checks.js';
+import { MAX_PROGRESS_TOKEN, paramsProblem, text } from '../../src/front/mcp/param-checks.js';
+import { enqueue, MAX_QUEUED } from '../../src/front/transport/sse-pump.js';
 
 const hostile = { toString: 1 };
 
@@ -31,5 +32,26 @@ describe('request params are checked before anything reads them', () => {
     assert.equal(text(hostile), '');
     assert.equal(text('a'), 'a');
     assert.equal(text(['a']), '');
+  });
+});
+
+describe('what a lane may ask the gateway to repeat back is bounded', () => {
+  it('a progress token is a number or a short string, whatever the method', () => {
+    for (const method of ['tools/call', 'prompts/get', 'resources/read', 'tools/list']) {
+      const p = (progressToken: unknown) => ({ name: 'x', uri: 'u://x', _meta: { progressToken } });
+      assert.equal(paramsProblem(method, p(7)), undefined);
+      assert.equal(paramsProblem(method, p('t'.repeat(MAX_PROGRESS_TOKEN))), undefined);
+      assert.match(paramsProblem(method, p('t'.repeat(MAX_PROGRESS_TOKEN + 1))) ?? '', /progressToken/);
+      for (const bad of [{}, [], true, Number.NaN, null]) assert.match(paramsProblem(method, p(bad)) ?? '', /progressToken/, String(bad));
+      assert.match(paramsProblem(method, { name: 'x', uri: 'u://x', _meta: 'x' }) ?? '', /_meta must be an object/);
+    }
+  });
+
+  it('a stream whose client does not read keeps at most MAX_QUEUED messages, dropping the oldest notification, never a request', () => {
+    const q: Record<string, unknown>[] = [{ jsonrpc: '2.0', id: 'r1', method: 'sampling/createMessage' }];
+    for (let i = 0; i < MAX_QUEUED * 3; i++) enqueue(q, { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: i } });
+    assert.equal(q.length, MAX_QUEUED);
+    assert.equal(q[0]?.id, 'r1', "the server's request stays");
+    assert.deepEqual(q.at(-1)?.params, { progress: MAX_QUEUED * 3 - 1 }, 'the newest progress is kept');
   });
 });

@@ -8,9 +8,26 @@ const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'crit
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/**
+ * The longest progress token a lane may choose. Every progress notification carries it back, so a
+ * long one multiplies: a 1 MiB token on a 500-step call made the gateway write 500 MiB.
+ */
+export const MAX_PROGRESS_TOKEN = 256;
+
+const metaProblem = (meta: unknown): string | undefined => {
+  if (meta === undefined) return undefined;
+  if (!isObject(meta)) return 'params._meta must be an object';
+  const t = meta.progressToken;
+  if (t === undefined || (typeof t === 'number' && Number.isFinite(t)) || (typeof t === 'string' && t.length <= MAX_PROGRESS_TOKEN))
+    return undefined;
+  return `params._meta.progressToken must be a number or a string of at most ${MAX_PROGRESS_TOKEN} characters`;
+};
+
 export const paramsProblem = (method: string, params: unknown): string | undefined => {
   if (params !== undefined && !isObject(params)) return 'params must be an object';
   const p = params ?? {};
+  const meta = metaProblem(p._meta);
+  if (meta) return meta;
   const str = (key: string): string | undefined => (typeof p[key] === 'string' ? undefined : `params.${key} must be a string`);
   switch (method) {
     case 'tools/call':

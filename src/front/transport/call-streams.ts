@@ -1,3 +1,5 @@
+import { enqueue } from './sse-pump.js';
+
 /**
  * Notifications that belong to a lane's call in flight (progress, log lines) find their way to
  * that call's HTTP response. A call answers as plain JSON unless something arrives for it before
@@ -105,7 +107,8 @@ export class CallStreams {
     if (!target) return undefined;
     const params = msg.params as Record<string, unknown> | undefined;
     // Progress goes back under the token the lane chose for this call.
-    target.queue.push(
+    enqueue(
+      target.queue,
       token !== undefined && target.laneToken !== undefined && params
         ? { ...msg, params: { ...params, progressToken: target.laneToken } }
         : msg,

@@ -13,6 +13,22 @@ export interface PumpSource {
   keepAliveMs?: number;
 }
 
+/**
+ * The most messages a stream holds for a client that does not read. Past it the oldest
+ * notification goes (progress and log lines are lossy by nature; a server's request never is):
+ * a lane that stops reading costs the front a bounded queue, not whatever its calls produce.
+ */
+export const MAX_QUEUED = 1000;
+
+/** Queues `m`, dropping the oldest notification if the queue is full. */
+export const enqueue = (queue: Message[], m: Message): void => {
+  if (queue.length >= MAX_QUEUED) {
+    const i = queue.findIndex((q) => typeof q.method === 'string' && q.method.startsWith('notifications/') && q.id === undefined);
+    if (i >= 0) queue.splice(i, 1);
+  }
+  queue.push(m);
+};
+
 /** However long a stream lives, its loop is bounded. */
 const MAX_TURNS = 10_000_000;
 
@@ -56,7 +72,7 @@ export const pumpQueue = (keepAliveMs = KEEP_ALIVE_MS): PumpQueue => {
   let closed = false;
   return {
     push: (m) => {
-      queue.push(m);
+      enqueue(queue, m);
       wake();
     },
     close: () => {
