@@ -47,6 +47,12 @@ export const runScan = (file: string | undefined, explain = false): number => {
 };
 
 /** `lanegate trust SERVER [--tool T] --reviewed-by WHO [--note N]`: override findings, pinned to the exact surface. */
+/**
+ * Whether what the operator typed names this item: its exact name, or the name as lanegate prints
+ * it (control characters escaped), so a remedy pasted from a refusal names the item it came from.
+ */
+const namesItem = (item: string, typed: string): boolean => item === typed || escapeUntrusted(item, Number.MAX_SAFE_INTEGER) === typed;
+
 export const runTrust = (
   policy: Policy,
   server: string,
@@ -59,7 +65,7 @@ export const runTrust = (
     return 2;
   }
   const rec = readGuard(policy.gateway.stateDir).servers[server];
-  const open = (rec?.findings ?? []).filter((f) => tool === undefined || f.item === tool);
+  const open = (rec?.findings ?? []).filter((f) => tool === undefined || namesItem(f.item, tool));
   if (!rec || open.length === 0) {
     process.stderr.write(
       `nothing to trust: the guard has no open finding for ${tool ? `tool "${tool}" of ` : ''}"${server}" (see lanegate inspect ${server})\n`,
@@ -102,7 +108,7 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
   out.push(`  guard:        ${rec.status} (seen ${rec.seenAt})`);
   out.push(`  surface hash: ${rec.surfaceHash}`);
   out.push(`  pinned hash:  ${rec.pinnedHash ?? '(none: never admitted)'}`);
-  const findings = rec.findings.filter((f) => !tool || f.item === tool);
+  const findings = rec.findings.filter((f) => !tool || namesItem(f.item, tool));
   out.push(`  findings:     ${findings.length === 0 ? 'none' : ''}`);
   out.push(...findings.map(showFinding));
   const first = findings[0];
@@ -132,7 +138,7 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
       '',
     );
   }
-  const trusted = readTrust(policy.gateway.stateDir).filter((o) => o.server === server && (!tool || o.item === tool));
+  const trusted = readTrust(policy.gateway.stateDir).filter((o) => o.server === server && (!tool || namesItem(o.item, tool)));
   out.push(`  overrides:    ${trusted.length === 0 ? 'none' : ''}`);
   for (const o of trusted) {
     const current = rec.itemHashes[`${o.kind}:${o.item}`];
@@ -148,7 +154,7 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
   }
   out.push('  why (each signal the guard saw, with its weight):');
   out.push(...explainVerdicts(judgeSurface(rec.surface), tool).map((l) => `    ${l}`));
-  const tools = (rec.surface.tools ?? []).filter((t) => !tool || t.name === tool);
+  const tools = (rec.surface.tools ?? []).filter((t) => !tool || namesItem(String(t.name ?? ''), tool));
   out.push(`  tools (${tools.length}):`);
   for (const t of tools) {
     out.push(

@@ -208,7 +208,8 @@ export class Host {
       return {
         code: 'refused',
         item: g.item ?? g.tool,
-        reason: `refused by the guard (layer ${g.layer}, ${g.tool}: ${g.finding}); see: ${g.remedy.join('; ')}`,
+        // The item's name is the server's (or, on a lane's own child, the lane's) choice: escaped and short.
+        reason: `refused by the guard (layer ${g.layer}, ${escapeUntrusted(g.tool, 120)}: ${g.finding}); see: ${g.remedy.join('; ')}`,
       };
     const collision = this.refused.get(server) ?? (lane === undefined ? undefined : this.refused.get(`${server}\0${lane}`));
     if (collision) return { code: 'collision', reason: collision };

@@ -20,11 +20,14 @@ export const escalateLane = async (
 ): Promise<void> => {
   const server = slot.config.name;
   if (!slot.escalate(lane)) return;
+  // The request names a lane-chosen tool or URI: it leaves here escaped and short, for every reader
+  // (logs, lanegate_status, review, the API, the dashboard).
+  const shown = escapeUntrusted(request, 200);
   deps.log.info(
-    { event: 'lane_escalated', server, lane, request: escapeUntrusted(request, 200) },
-    `lane "${lane}" now runs "${server}" dedicated: it called ${escapeUntrusted(request, 200)}, which the demonstration did not cover`,
+    { event: 'lane_escalated', server, lane, request: shown },
+    `lane "${lane}" now runs "${server}" dedicated: it called ${shown}, which the demonstration did not cover`,
   );
-  deps.notify(LINK.escalated, { server, lane, request, at: Date.now() });
+  deps.notify(LINK.escalated, { server, lane, request: shown, at: Date.now() });
   const moved = await deps.resources.escalate(server, lane, (era: Era) => slot.sharedConn(era));
   for (const c of moved) void slot.conn(c.lane, c.era).catch(() => undefined);
 };

@@ -7,6 +7,7 @@ import type { Escalations } from './escalations.js';
 import type { Metrics } from './metrics.js';
 import type { Policy } from '../../policy/model.js';
 import type { RecordProblem } from '../../records/atomic.js';
+import { escapeUntrusted } from '../../log/escape.js';
 
 const detailOf = (e: unknown): string => (e instanceof Error ? e.message : 'unknown');
 
@@ -70,7 +71,8 @@ export const recordEscalation = (
   p: Partial<HostNotes[typeof LINK.escalated]>,
 ): void => {
   if (!p.server || !p.lane || !gw.policy.lanes[p.lane]) return;
-  const request = String(p.request ?? '');
+  // A host sends it escaped and short already; a host is not trusted to have done so.
+  const request = escapeUntrusted(String(p.request ?? ''), 256);
   gw.escalations.add({ server: p.server, lane: p.lane, request, at: Number(p.at ?? Date.now()), host });
   gw.metrics.escalations.inc({ server: p.server, lane: p.lane });
   gw.log.info({ event: 'lane_escalated', server: p.server, lane: p.lane, request, host }, 'lane moved to a dedicated child');
