@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { FIXTURE, policyHead } from '../helpers/gateway.js';
 import { type InProcessGateway, startInProcess } from '../helpers/in-process.js';
-import { modernPost, textOf } from '../helpers/mcp.js';
+import { legacySession, modernPost, post, textOf } from '../helpers/mcp.js';
 
 /**
  * The gateway in one process: front and hosts over the memory link, the front's real HTTP
@@ -72,5 +72,15 @@ lanes:
       r.end();
     });
     assert.equal(status, 403, 'a foreign Host is refused before any route');
+  });
+
+  it('a handshake-era request in a session with an MCP-Protocol-Version the gateway does not speak gets 400', async () => {
+    const headers = await legacySession(g.url, await g.token('two'));
+    const ask = (version?: string) =>
+      post(g.url, { jsonrpc: '2.0', id: 9, method: 'tools/list' }, { ...headers, ...(version ? { 'mcp-protocol-version': version } : {}) });
+    for (const bad of ['1999-01-01', '2025-11-25, 1999-01-01']) assert.equal((await ask(bad)).status, 400, bad);
+    for (const good of ['2025-11-25', '2025-06-18', undefined]) assert.equal((await ask(good)).status, 200, String(good));
+    const get = await fetch(g.url, { headers: { ...headers, accept: 'text/event-stream', 'mcp-protocol-version': '1999-01-01' } });
+    assert.equal(get.status, 400);
   });
 });

@@ -35,6 +35,17 @@ const rpcError = (
 const negotiate = (requested: unknown): string =>
   typeof requested === 'string' && LEGACY_VERSIONS.includes(requested) ? requested : (LEGACY_VERSIONS[0] as string);
 
+/**
+ * A handshake-era request after initialize names its revision in MCP-Protocol-Version; one this
+ * gateway does not speak is a 400 (an absent header means the oldest, as the revision says).
+ */
+const legacyVersionProblem = (c: Exchange): string | undefined => {
+  const v = c.req.header('mcp-protocol-version');
+  return v === undefined || LEGACY_VERSIONS.includes(v)
+    ? undefined
+    : `Bad Request: unsupported MCP-Protocol-Version (supported: ${LEGACY_VERSIONS.join(', ')})`;
+};
+
 /** Authenticates; returns the lane and its claims, or an error response. Nothing unauthenticated goes further. */
 const authenticate = async (c: Exchange, d: McpHttpDeps): Promise<{ lane: string; claims: LaneClaims } | Replied> => {
   try {
@@ -145,6 +156,8 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
     );
   }
   if (!sid) return rpcError(c, 400, ERR.invalidRequest, 'Bad Request: Mcp-Session-Id header is required', id);
+  const versionProblem = legacyVersionProblem(c);
+  if (versionProblem) return rpcError(c, 400, ERR.invalidRequest, versionProblem, id);
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
   if (outcome.reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
@@ -163,6 +176,8 @@ export const handleGet = async (c: Exchange, d: McpHttpDeps): Promise<Replied> =
   if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: GET needs a legacy session', null, { Allow: 'POST' });
   if (!accepts(c.req.header('accept'), 'text/event-stream'))
     return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include text/event-stream');
+  const versionProblem = legacyVersionProblem(c);
+  if (versionProblem) return rpcError(c, 400, ERR.invalidRequest, versionProblem);
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found');
   // One standalone GET stream per session (as the SDK allows); the second is a conflict.
