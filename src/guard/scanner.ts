@@ -2,54 +2,10 @@ import { findHidden, normalise } from './normalize.js';
 import { PARAM_NAME_STRONG, PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
 import { type SecondOpinion, secondOpinion } from './second.js';
 import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
+import { FINDING_TEXT, type Finding, type FindingCode } from './findings.js';
 
-export type FindingCode =
-  | 'hidden_characters'
-  | 'hidden_markup'
-  | 'encoded_payload'
-  | 'instruction_override'
-  | 'concealment'
-  | 'credential_access'
-  | 'exfiltration'
-  | 'exfiltration_parameter'
-  | 'cross_tool_steering'
-  | 'agent_directive'
-  | 'dangerous_command'
-  | 'data_flow'
-  | 'purpose_mismatch'
-  | 'obfuscated_text'
-  | 'harmful_capability';
-
-export const FINDING_TEXT: Record<FindingCode, string> = {
-  hidden_characters: 'hidden characters (zero-width, bidi or Unicode tag) in model-visible text',
-  hidden_markup: 'markup aimed at the model (<IMPORTANT>-style block, HTML comment or chat template)',
-  encoded_payload: 'long encoded blob in model-visible text',
-  instruction_override: "instruction to override the agent's other instructions",
-  concealment: 'instruction to keep something from the user',
-  credential_access: 'imperative instruction directed at the agent + credential path',
-  exfiltration: 'instruction to send data to a destination the user did not choose',
-  exfiltration_parameter: 'parameter asks for the conversation, credentials or key material',
-  cross_tool_steering: 'steers how the agent uses other tools',
-  agent_directive: 'imperative instructions directed at the agent',
-  dangerous_command: 'a destructive or remote-shell command the agent is steered to run',
-  data_flow:
-    "declares that it moves sensitive data (credentials, keys, the conversation or private data) to a destination outside the user's control",
-  purpose_mismatch: 'reaches for sensitive data unrelated to its stated purpose',
-  obfuscated_text: 'text that reads as a sensitive instruction once a spelling trick is undone',
-  harmful_capability: 'describes stealing, exfiltrating or dumping data or credentials as what it does',
-};
-
-export interface Finding {
-  code: FindingCode;
-  kind: SurfaceKind;
-  /** Tool/prompt name, resource URI, or "instructions". */
-  item: string;
-  /** Where in the item, e.g. "inputSchema.properties.note.description". */
-  field: string;
-  /** The exact text that matched (after normalisation; invisible characters shown as U+XXXX). */
-  matched: string;
-  finding: string;
-}
+export type { Finding, FindingCode } from './findings.js';
+export { FINDING_TEXT } from './findings.js';
 
 interface Signal {
   cls: SignalClass | 'hidden' | 'blob' | 'param';
@@ -259,10 +215,23 @@ const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdi
   return { kind: head.kind, item: head.item, rules, second, findings: [...rules, ...extra] };
 };
 
+/**
+ * Verdicts already reached, keyed by the item's strings and its siblings: a host re-vets a surface
+ * at every list change (one growing to 2,000 resources a call at a time made that quadratic). A
+ * verdict depends only on its key; the caller bounds the memo's size.
+ */
+export type VerdictMemo = Map<string, ItemVerdict>;
+
 /** Every item's verdict, with the server's tool and prompt names as the siblings each is judged against. */
-export const judgeStrings = (strings: VisibleString[], siblings?: Iterable<string>): ItemVerdict[] => {
+export const judgeStrings = (strings: VisibleString[], siblings?: Iterable<string>, memo?: VerdictMemo): ItemVerdict[] => {
   const names = new Set(siblings ?? strings.filter((v) => v.field === 'name').map((v) => v.text));
-  return byItem(strings).map((g) => judgeItem(g, names));
+  const sib = memo ? JSON.stringify([...names].sort()) : '';
+  return byItem(strings).map((g) => {
+    const key = memo ? `${sib}\u0000${JSON.stringify(g)}` : '';
+    const v = memo?.get(key) ?? judgeItem(g, names);
+    memo?.set(key, v);
+    return v;
+  });
 };
 
 export const scanStrings = (strings: VisibleString[], siblings?: Iterable<string>): Finding[] =>
@@ -287,12 +256,12 @@ export const surfaceStrings = (s: Surface): VisibleString[] => [
 ];
 
 /** Scans a whole upstream surface. Empty result = admitted by layer two. */
-export const scanSurface = (s: Surface): Finding[] => judgeSurface(s).flatMap((v) => v.findings);
+export const scanSurface = (s: Surface, memo?: VerdictMemo): Finding[] => judgeSurface(s, memo).flatMap((v) => v.findings);
 
-export const judgeSurface = (s: Surface): ItemVerdict[] => {
+export const judgeSurface = (s: Surface, memo?: VerdictMemo): ItemVerdict[] => {
   const strings = surfaceStrings(s);
   const names = strings.filter((v) => v.field === 'name' && (v.kind === 'tool' || v.kind === 'prompt')).map((v) => v.text);
-  return judgeStrings(strings, [...names, ...(s.siblings ?? [])]);
+  return judgeStrings(strings, [...names, ...(s.siblings ?? [])], memo);
 };
 
 export const scanTool = (tool: Record<string, unknown>, siblings?: string[]): Finding[] =>

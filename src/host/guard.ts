@@ -2,7 +2,10 @@ import type { GuardReport } from '../link/reports.js';
 import type { Log } from '../log/lite.js';
 import { diffSurfaces, itemHash, surfaceHash } from '../guard/hash.js';
 import { formatRefusal, type Refusal, semanticRemedy } from '../guard/refusal.js';
-import { type Finding, scanSurface, type Surface } from '../guard/scanner.js';
+import { type Finding, scanSurface, type Surface, type VerdictMemo } from '../guard/scanner.js';
+
+/** Enough for every item of a few large servers; past it the memo starts over. */
+const MEMO_MAX = 50_000;
 import { hashOfItem, type TrustOverride, uncovered } from '../guard/trust.js';
 import { readTrust, trustVersion } from '../records/trust-file.js';
 
@@ -20,6 +23,8 @@ interface ServerGuardState {
  */
 export class HostGuard {
   private readonly state = new Map<string, ServerGuardState>();
+  /** Item verdicts already reached: a re-vet judges only items that changed (bounded: cleared when full). */
+  private readonly memo: VerdictMemo = new Map();
   /**
    * Refusals of a surface shown by ONE lane's own child: that lane's alone. Such a surface may hold
    * what the lane put there itself (session resources named by it), so judging the server by it
@@ -132,7 +137,8 @@ export class HostGuard {
       this.refreshTrust();
     }
     const hash = surfaceHash(surface);
-    const all = scanSurface(surface);
+    if (this.memo.size > MEMO_MAX) this.memo.clear();
+    const all = scanSurface(surface, this.memo);
     const open = uncovered(server, surface, all, this.overrides);
     const trusted = all.filter((f) => !open.includes(f));
     const prev = this.state.get(server);

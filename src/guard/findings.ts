@@ -1,0 +1,50 @@
+import type { SurfaceKind } from './strings.js';
+
+/** What the guard can find in a model-visible string, and how a refusal names it. */
+export type FindingCode =
+  | 'hidden_characters'
+  | 'hidden_markup'
+  | 'encoded_payload'
+  | 'instruction_override'
+  | 'concealment'
+  | 'credential_access'
+  | 'exfiltration'
+  | 'exfiltration_parameter'
+  | 'cross_tool_steering'
+  | 'agent_directive'
+  | 'dangerous_command'
+  | 'data_flow'
+  | 'purpose_mismatch'
+  | 'obfuscated_text'
+  | 'harmful_capability';
+
+export const FINDING_TEXT: Record<FindingCode, string> = {
+  hidden_characters: 'hidden characters (zero-width, bidi or Unicode tag) in model-visible text',
+  hidden_markup: 'markup aimed at the model (<IMPORTANT>-style block, HTML comment or chat template)',
+  encoded_payload: 'long encoded blob in model-visible text',
+  instruction_override: "instruction to override the agent's other instructions",
+  concealment: 'instruction to keep something from the user',
+  credential_access: 'imperative instruction directed at the agent + credential path',
+  exfiltration: 'instruction to send data to a destination the user did not choose',
+  exfiltration_parameter: 'parameter asks for the conversation, credentials or key material',
+  cross_tool_steering: 'steers how the agent uses other tools',
+  agent_directive: 'imperative instructions directed at the agent',
+  dangerous_command: 'a destructive or remote-shell command the agent is steered to run',
+  data_flow:
+    "declares that it moves sensitive data (credentials, keys, the conversation or private data) to a destination outside the user's control",
+  purpose_mismatch: 'reaches for sensitive data unrelated to its stated purpose',
+  obfuscated_text: 'text that reads as a sensitive instruction once a spelling trick is undone',
+  harmful_capability: 'describes stealing, exfiltrating or dumping data or credentials as what it does',
+};
+
+export interface Finding {
+  code: FindingCode;
+  kind: SurfaceKind;
+  /** Tool/prompt name, resource URI, or "instructions". */
+  item: string;
+  /** Where in the item, e.g. "inputSchema.properties.note.description". */
+  field: string;
+  /** The exact text that matched (after normalisation; invisible characters shown as U+XXXX). */
+  matched: string;
+  finding: string;
+}
