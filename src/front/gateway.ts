@@ -26,6 +26,7 @@ import { ClientRequests, reachLane } from './mcp/client-requests.js';
 import { Mrtr } from './mcp/mrtr.js';
 import { type GuardFile, readGuard } from '../records/guard-file.js';
 import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } from './operator/record-events.js';
+import { GuardWriter } from './operator/guard-writer.js';
 import type { GuardReport } from '../link/reports.js';
 import { readTrust } from '../records/trust-file.js';
 import { Escalations } from './operator/escalations.js';
@@ -82,6 +83,7 @@ export class Gateway {
   port = 0;
   /** Guard records (records/guard.json): the front is their single writer. */
   guard: GuardFile;
+  private readonly guardWriter: GuardWriter;
   readonly evidence: Evidence;
   /** Declared-inventory drift per server, as the hosts last reported it. */
   readonly inventory: Record<string, { line: string; withheld: boolean; at: string }> = {};
@@ -100,6 +102,7 @@ export class Gateway {
     // Records fail closed. An unreadable guard or trust file stops the start (records_corrupt):
     // admission pins and operators' overrides are security decisions that must not vanish.
     this.guard = readGuard(o.policy.gateway.stateDir, true);
+    this.guardWriter = new GuardWriter(this.guard, o.policy.gateway.stateDir, o.log);
     readTrust(o.policy.gateway.stateDir, true);
     this.evidence = new Evidence(o.policy);
     logRecordProblems(this.evidence.problems, o.log);
@@ -158,7 +161,7 @@ export class Gateway {
 
   private onGuardReport(key: string, r: GuardReport): void {
     // Recorded either way (review and inspect show it); a judgment of one lane's own child is news to that lane only.
-    recordGuardReport(this.guard, r, this.policy.gateway.stateDir, this.log);
+    recordGuardReport(this.guard, r, this.guardWriter);
     this.metrics.guard.inc({ server: r.server, status: r.status });
     const lanes = r.lane !== undefined ? [r.lane] : lanesAffected(this.policy, key, r.server, 'all');
     this.catalog.invalidate(lanes);
@@ -275,6 +278,7 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    await this.guardWriter.flush();
     this.sessions.closeAll();
     await this.hosts.close();
     await new Promise<void>((resolve) => {

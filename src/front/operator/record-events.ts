@@ -1,7 +1,8 @@
 import type { HostNotes, LINK } from '../../link/protocol.js';
 import type { Logger } from 'pino';
 import type { GuardReport } from '../../link/reports.js';
-import { type GuardFile, MAX_DRIFT, writeGuard } from '../../records/guard-file.js';
+import { type GuardFile, MAX_DRIFT } from '../../records/guard-file.js';
+import type { GuardWriter } from './guard-writer.js';
 import type { Evidence } from './evidence.js';
 import type { Escalations } from './escalations.js';
 import type { Metrics } from './metrics.js';
@@ -12,7 +13,7 @@ import { escapeUntrusted } from '../../log/escape.js';
 const detailOf = (e: unknown): string => (e instanceof Error ? e.message : 'unknown');
 
 /** A host's guard report, kept in records/guard.json (the front is its single writer). */
-export const recordGuardReport = (guard: GuardFile, r: GuardReport, stateDir: string, log: Logger): void => {
+export const recordGuardReport = (guard: GuardFile, r: GuardReport, writer: GuardWriter): void => {
   const prev = guard.servers[r.server];
   const now = new Date().toISOString();
   const drift = [...(prev?.drift ?? [])];
@@ -33,11 +34,12 @@ export const recordGuardReport = (guard: GuardFile, r: GuardReport, stateDir: st
     ...(r.lane !== undefined ? { lane: r.lane } : {}),
     drift: drift.slice(-MAX_DRIFT),
   };
-  try {
-    writeGuard(stateDir, guard);
-  } catch (e) {
-    log.error({ event: 'records_write_failed', file: 'guard.json', detail: detailOf(e) }, 'could not write guard records');
-  }
+  // A verdict that changed is on disk before anything else happens; a surface that only grew waits a moment.
+  const verdictChanged =
+    prev?.status !== r.status ||
+    prev.lane !== r.lane ||
+    JSON.stringify([prev.findings, prev.trusted]) !== JSON.stringify([r.findings, r.trusted]);
+  writer.changed(verdictChanged);
 };
 
 /**
