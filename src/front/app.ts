@@ -92,8 +92,9 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
       c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);
       return;
     }
-    const q = (req.url ?? '/').indexOf('?');
-    const path = q < 0 ? (req.url ?? '/') : (req.url ?? '/').slice(0, q);
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
     if (path === '/mcp') {
       await mcpRoute(c, d());
       return;

@@ -55,7 +55,10 @@ export const readGuard = (stateDir: string, keep = false): GuardFile => {
   );
 };
 
-export const writeGuard = (stateDir: string, g: GuardFile): void => writeAtomic(guardFile(stateDir), `${JSON.stringify(g, null, 2)}\n`);
+/** The file's text: one serialisation for every writer. */
+export const guardText = (g: GuardFile): string => `${JSON.stringify(g, null, 2)}\n`;
+
+export const writeGuard = (stateDir: string, g: GuardFile): void => writeAtomic(guardFile(stateDir), guardText(g));
 
 /** Drift history kept per server (newest last); older entries fall off. */
 export const MAX_DRIFT = 50;

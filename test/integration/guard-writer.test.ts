@@ -22,7 +22,7 @@ const entry = (status: 'admitted' | 'refused', n: number): GuardFile['servers'][
 describe('the front writes guard records', () => {
   it('a changed verdict is on disk at once; surface changes under the same verdict share one later write', async () => {
     const dir = tempDir('guard-writer');
-    const guard: GuardFile = { schema: 1, servers: {} } as GuardFile;
+    const guard: GuardFile = { schema: 1, servers: {} };
     const w = new GuardWriter(guard, dir, pino({ level: 'silent' }));
     guard.servers.s = entry('refused', 1);
     w.changed(true);
@@ -39,5 +39,22 @@ describe('the front writes guard records', () => {
     await w.flush();
     assert.equal(read(dir).servers.s?.surfaceHash, '51', 'flush (at close) writes what is pending');
     assert.ok(existsSync(guardFile(dir)));
+  });
+
+  it('a verdict written while a batched write is in flight is what the file holds in the end', async () => {
+    const dir = tempDir('guard-writer-race');
+    const guard: GuardFile = { schema: 1, servers: {} };
+    const w = new GuardWriter(guard, dir, pino({ level: 'silent' }));
+    guard.servers.s = entry('admitted', 2000);
+    w.changed(false);
+    const batched = w.flush();
+    await new Promise((r) => setImmediate(r)); // the batched write is in flight, with the admitted text
+    guard.servers.s = entry('refused', 2001);
+    w.changed(true);
+    await batched;
+    await new Promise((r) => setTimeout(r, 200));
+    await w.flush();
+    assert.equal(read(dir).servers.s?.status, 'refused');
+    assert.equal(read(dir).servers.s?.surfaceHash, '2001');
   });
 });

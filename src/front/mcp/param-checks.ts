@@ -14,7 +14,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
  */
 export const MAX_PROGRESS_TOKEN = 256;
 
-const metaProblem = (meta: unknown): string | undefined => {
+/** The lane's `_meta`, checked before a call stream takes its progress token (dispatch sees a minted one). */
+export const metaProblem = (meta: unknown): string | undefined => {
   if (meta === undefined) return undefined;
   if (!isObject(meta)) return 'params._meta must be an object';
   const t = meta.progressToken;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { writeAtomicAsync } from '../../records/atomic.js';
-import { type GuardFile, guardFile, writeGuard } from '../../records/guard-file.js';
+import { type GuardFile, guardFile, guardText, writeGuard } from '../../records/guard-file.js';
 
 /** How long a change of an admitted surface may wait to reach guard.json (changes meanwhile share one write). */
 export const GUARD_WRITE_DELAY_MS = 1000;
@@ -28,7 +28,9 @@ export class GuardWriter {
     if (verdictChanged) {
       clearTimeout(this.timer);
       this.timer = undefined;
-      this.dirty = false;
+      // A batched write still in flight holds older text and renames last: write once more after it.
+      this.dirty = this.writing !== undefined;
+      if (this.dirty) this.timer = setTimeout(() => void this.flush(), 0);
       try {
         writeGuard(this.stateDir, this.guard);
       } catch (e) {
@@ -47,7 +49,7 @@ export class GuardWriter {
     await this.writing;
     if (!this.dirty) return;
     this.dirty = false;
-    this.writing = writeAtomicAsync(guardFile(this.stateDir), `${JSON.stringify(this.guard, null, 2)}\n`)
+    this.writing = writeAtomicAsync(guardFile(this.stateDir), guardText(this.guard))
       .catch((e: unknown) => this.failed(e))
       .finally(() => {
         this.writing = undefined;

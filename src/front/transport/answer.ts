@@ -9,7 +9,7 @@ import { withCallToken } from './call-streams.js';
 import { CALL_METHODS, type Dispatched, dispatch, parsedResult } from '../mcp/dispatch.js';
 import type { RawResult } from '../../rpc/raw.js';
 import { type McpHttpDeps, withTraceOf } from './http-deps.js';
-import { paramsProblem } from '../mcp/param-checks.js';
+import { metaProblem } from '../mcp/param-checks.js';
 
 let modernSeq = 0;
 /**
@@ -118,8 +118,8 @@ export const answer = async (
   /** The body text `req` was parsed from: untouched params go to the host as this text. */
   bodyText?: string,
 ): Promise<Replied> => {
-  // Checked here, before a call stream takes the lane's progress token (dispatch sees the minted one).
-  const problem = paramsProblem(req.method, req.params);
+  // Checked here, before a call stream takes the lane's progress token (dispatch checks the rest).
+  const problem = metaProblem(req.params?._meta);
   if (problem) {
     const out = render({ status: 400, error: { code: ERR.invalidParams, message: `Invalid params: ${problem}` } });
     return c.json(out.body, out.status);
