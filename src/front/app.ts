@@ -21,6 +21,8 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
     inflight: gw.inflight,
     load: gw.load,
     fair: gw.fair,
+    send: gw.send,
+    requestBytes: gw.requestBytes,
     log: gw.log,
     serverInfo: { name: 'lanegate', version: '0.1.0' },
     drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),

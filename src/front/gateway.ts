@@ -31,6 +31,8 @@ import type { GuardReport } from '../link/reports.js';
 import { readTrust } from '../records/trust-file.js';
 import { Escalations } from './operator/escalations.js';
 import { LaneLoad } from './transport/lane-load.js';
+import { SendBudget } from './transport/send-budget.js';
+import { ByteTurns } from './transport/byte-turns.js';
 import { FairShare } from './transport/fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './operator/live-review.js';
@@ -76,6 +78,13 @@ export class Gateway {
     const l = this.policy.gateway.limits;
     return { perLane: l.callsPerLane, budget: l.sharedCalls, minShare: 4, activeMs: 250 };
   });
+  /** Answer bytes held for clients that have not taken them yet, per lane and in all. */
+  readonly send = new SendBudget(() => {
+    const l = this.policy.gateway.limits;
+    return { perConnection: l.unsentBytesPerConnection, perLane: l.unsentBytesPerLane, total: l.unsentBytes };
+  });
+  /** Large request bodies of each lane in flight, by bytes. */
+  readonly requestBytes = new ByteTurns(() => this.policy.gateway.limits.bytesInFlightPerLane);
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
   readonly auth: LaneAuth;

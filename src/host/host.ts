@@ -46,6 +46,11 @@ export class Host {
   private readonly withheld = new Map<string, string>();
   private readonly gate: GateDeps;
 
+  /** gateway.limits.resultBytes as this host was last configured. */
+  get resultBytes(): number {
+    return this.cfg.resultBytes ?? 32 * 1024 * 1024;
+  }
+
   constructor(
     private cfg: HostConfig,
     private readonly connect: SlotHooks['connect'],

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { type Log, liteLogger, logsArePretty } from '../log/lite.js';
-import { LinePeer } from '../rpc/peer.js';
+import { LINK_MAX_LINE, LinePeer } from '../rpc/peer.js';
+import { resultTooLarge } from '../rpc/too-large.js';
 import { launchStdio } from '../upstream/stdio-child.js';
 import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import { connectHttp } from '../upstream/http-client.js';
@@ -51,8 +52,15 @@ export const serveHost = (
             {
               ...ev,
               onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
+              onLimit: (info) => log.warn({ event: 'upstream_limit', server: server.name, lane, ...info }, 'upstream went past a limit'),
             },
-            { era, fallback, ...(lane === undefined ? { capabilities: SHARED_CLIENT_CAPABILITIES } : {}) },
+            {
+              era,
+              fallback,
+              resultBytes: host.resultBytes,
+              server: server.name,
+              ...(lane === undefined ? { capabilities: SHARED_CLIENT_CAPABILITIES } : {}),
+            },
           )
         : connectHttp(server, lane, secrets, ev),
     {
@@ -83,11 +91,25 @@ export const serveHost = (
       );
     },
   );
-  const linked = new LinePeer(link.input, link.output, {
-    // LINK.forward carries the lane's body as the front received it: opened here, once, to one shape.
-    onRequest: (req, signal) => host.handle(req.method === LINK.forward ? { ...req, ...openForward(req.params ?? {}) } : req, signal),
-    onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
-  });
+  const linked = new LinePeer(
+    link.input,
+    link.output,
+    {
+      // LINK.forward carries the lane's body as the front received it: opened here, once, to one shape.
+      onRequest: (req, signal) => host.handle(req.method === LINK.forward ? { ...req, ...openForward(req.params ?? {}) } : req, signal),
+      onProtocolError: (d) => log.warn({ event: 'front_protocol_error', detail: d }, 'bad line from front'),
+    },
+    {
+      sliced: true,
+      maxLine: LINK_MAX_LINE,
+      // What the host re-serialised may differ in length from what the child wrote (escapes): the
+      // link still never carries an answer past the bound.
+      maxSend: {
+        chars: () => Math.min(LINK_MAX_LINE - 1024, host.resultBytes + 1024 * 1024),
+        error: (chars) => resultTooLarge(cfg.domain, chars, host.resultBytes),
+      },
+    },
+  );
   peer = linked;
   return { host, peer: linked, close: () => host.close() };
 };

@@ -22,6 +22,8 @@ export interface HostConfig {
   lanes: Record<string, string[]>;
   /** Surfaces pinned at earlier admissions: a different surface now is drift. */
   pins: Record<string, { hash: string; surface: Surface }>;
+  /** gateway.limits.resultBytes: the largest answer a child may give (the host stops reading past it). */
+  resultBytes: number;
 }
 
 export const HOST_CONFIG_ENV = 'LANEGATE_HOST_CONFIG';

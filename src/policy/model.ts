@@ -24,6 +24,18 @@ export interface Limits {
   sharedCalls: number;
   requestsPerLane: number;
   connections: number;
+  /** Largest answer an upstream may give, in bytes (enforced by the host as the child writes). */
+  resultBytes: number;
+  /** Bytes held for one connection not yet taken by its client; past it the connection closes. */
+  unsentBytesPerConnection: number;
+  /** The same, summed over one lane's connections; an answer past it is refused. */
+  unsentBytesPerLane: number;
+  /** The same, summed over every lane. */
+  unsentBytes: number;
+  /** Request bytes of one lane in flight at once; more wait unread. */
+  bytesInFlightPerLane: number;
+  /** A connection whose client takes nothing of an answer for this long is closed. */
+  stalledSendSeconds: number;
 }
 
 export interface SecretRef {

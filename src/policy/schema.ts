@@ -129,6 +129,12 @@ export const LIMIT_DEFAULTS = {
   sharedCalls: 32,
   requestsPerLane: 128,
   connections: 2048,
+  resultBytes: 32 * 1024 * 1024,
+  unsentBytesPerConnection: 40 * 1024 * 1024,
+  unsentBytesPerLane: 64 * 1024 * 1024,
+  unsentBytes: 256 * 1024 * 1024,
+  bytesInFlightPerLane: 16 * 1024 * 1024,
+  stalledSendSeconds: 30,
 };
 
 const limits = z.strictObject({
@@ -177,6 +183,48 @@ const limits = z.strictObject({
     .min(16)
     .default(LIMIT_DEFAULTS.connections)
     .describe('TCP connections the front accepts at once, all lanes together'),
+  resultBytes: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .max(1024 * 1024 * 1024)
+    .default(LIMIT_DEFAULTS.resultBytes)
+    .describe('Largest answer an upstream may give (bytes): a larger one is refused at once with an error naming this setting'),
+  unsentBytesPerConnection: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(LIMIT_DEFAULTS.unsentBytesPerConnection)
+    .describe(
+      'Bytes the front holds for one connection that its client has not taken yet; past it the connection is closed and its buffers freed',
+    ),
+  unsentBytesPerLane: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(LIMIT_DEFAULTS.unsentBytesPerLane)
+    .describe(
+      "Bytes the front holds for all of one lane's connections that their clients have not taken yet; an answer past it is refused",
+    ),
+  unsentBytes: z
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .default(LIMIT_DEFAULTS.unsentBytes)
+    .describe('Bytes the front holds for all lanes together that clients have not taken yet; an answer past it is refused'),
+  bytesInFlightPerLane: z
+    .number()
+    .int()
+    .min(64 * 1024)
+    .default(LIMIT_DEFAULTS.bytesInFlightPerLane)
+    .describe('Request bytes of one lane read and in flight at once; its next requests wait (unread) for their turn'),
+  stalledSendSeconds: z
+    .number()
+    .int()
+    .min(1)
+    .max(3600)
+    .default(LIMIT_DEFAULTS.stalledSendSeconds)
+    .describe('A connection whose client takes none of an answer for this long is closed and its buffers freed'),
 });
 
 const gateway = z.strictObject({

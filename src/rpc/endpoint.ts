@@ -4,6 +4,7 @@ import {
   isNotification,
   isRequest,
   isResponse,
+  type RpcError,
   type RpcMessage,
   type RpcNotification,
   type RpcRequest,
@@ -162,6 +163,16 @@ export class RpcEndpoint {
       p.reject(new RpcFailure({ code: ERR.unavailable, message: reason }));
     }
     this.pending.clear();
+  }
+
+  /** Fails a request of ours that waits for its answer (the answer could not be read); false if none waits. */
+  fail(id: Id, error: RpcError): boolean {
+    const p = this.pending.get(id);
+    if (!p) return false;
+    this.pending.delete(id);
+    if (p.timer) clearTimeout(p.timer);
+    p.reject(new RpcFailure(error));
+    return true;
   }
 
   /**

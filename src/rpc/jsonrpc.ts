@@ -45,6 +45,8 @@ export const ERR = {
   timeout: -32002,
   /** lanegate: not in this lane's catalog. */
   notInCatalog: -32003,
+  /** lanegate: an answer or a request over a byte limit (the error names the setting). */
+  tooLarge: -32004,
   /** The request was cancelled. */
   cancelled: -32800,
 } as const;

@@ -1,11 +1,19 @@
 import type { Readable, Writable } from 'node:stream';
 import { type PeerHandlers, RpcEndpoint } from './endpoint.js';
-import type { RpcMessage } from './jsonrpc.js';
+import { ERR, type RpcError, type RpcMessage } from './jsonrpc.js';
 import { rawResultLine } from './raw.js';
 import { JsonText } from './json-text.js';
+import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
+import { LineWriter } from './line-writer.js';
 
-/** Longest line accepted from a peer; a longer one is a protocol error, not a memory bomb. */
+/** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
+
+/** Longest line a link (front ⇄ host) carries: the host itself refuses an answer past gateway.limits.resultBytes. */
+export const LINK_MAX_LINE = 300 * 1024 * 1024;
+
+/** A line this long or longer counts as large (LineOptions.onLarge). */
+export const LARGE_LINE = 1024 * 1024;
 
 /** One message as a line; params given as JSON text go in as they are. */
 const lineOf = (msg: RpcMessage): string => {
@@ -15,49 +23,74 @@ const lineOf = (msg: RpcMessage): string => {
   return `{"jsonrpc":"2.0",${id}"method":${JSON.stringify((msg as { method: string }).method)},"params":${params.json}}`;
 };
 
+export interface LineOptions {
+  /** Longest line read, in bytes (default MAX_LINE). */
+  maxLine?: number;
+  /** A link of lanegate's own: large responses go out in slices between other lines, and slices are read. */
+  sliced?: boolean;
+  /** Longest response line sent; a longer answer is replaced by the error this returns. */
+  maxSend?: { chars: () => number; error: (chars: number) => RpcError };
+  /** A line of more than LARGE_LINE characters was read (the front counts them for its GC hint). */
+  onLarge?: (chars: number) => void;
+  /** The error a pending request gets when its answer was too long to read (default: a generic one). */
+  oversize?: (o: Oversize) => RpcError;
+}
+
 /**
  * A JSON-RPC peer over newline-delimited JSON streams (MCP's stdio framing): the protocol layer
  * (RpcEndpoint) over one parse per line. Lean on purpose: it sits on every call's path, twice.
+ * A line past the read bound is never held: the request it answers fails at once with a named
+ * error, and the stream goes on.
  */
 export class LinePeer extends RpcEndpoint {
-  private buf = '';
+  private readonly writer: LineWriter;
 
-  constructor(input: Readable, output: Writable, handlers: PeerHandlers = {}) {
+  constructor(input: Readable, output: Writable, handlers: PeerHandlers = {}, opts: LineOptions = {}) {
+    const writer = new LineWriter(output, opts.sliced === true);
     super((msg: RpcMessage) => {
-      output.write(`${lineOf(msg)}\n`);
+      const response = !('method' in msg);
+      let line = lineOf(msg);
+      if (response && opts.maxSend && line.length > opts.maxSend.chars()) {
+        line = JSON.stringify({
+          jsonrpc: '2.0',
+          id: (msg as { id: unknown }).id,
+          error: opts.maxSend.error(line.length),
+        });
+      }
+      writer.write(line, response);
     }, handlers);
+    this.writer = writer;
+    let failedEarly: number | undefined;
+    const reader = new LineReader({
+      maxBytes: opts.maxLine ?? MAX_LINE,
+      sliced: opts.sliced === true,
+      onLine: (line) => {
+        if (line.length > LARGE_LINE) opts.onLarge?.(line.length);
+        this.onLine(line);
+      },
+      onOversize: (o, final) => {
+        // A response whose id comes first fails the moment it passes the bound; one whose id comes
+        // last (as the SDKs write it) when its end streams past, without being held.
+        const id = oversizeResponseId(o, final);
+        if (id !== undefined && this.isPending(id)) {
+          this.fail(id, opts.oversize?.(o) ?? { code: ERR.internal, message: `answer too large (${o.bytes} bytes)` });
+          failedEarly = final ? undefined : id;
+          return;
+        }
+        if (final && failedEarly === undefined) this.handlers.onProtocolError?.(`line too long (${o.bytes} bytes)`);
+        if (final) failedEarly = undefined;
+      },
+    });
     input.setEncoding('utf8');
-    input.on('data', (chunk: string) => this.onData(chunk));
+    input.on('data', (chunk: string) => reader.push(chunk));
     input.on('end', () => this.close(handlers.endReason ?? 'peer closed its output'));
     input.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
     output.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
   }
 
-  /**
-   * Splits the stream into lines, scanning each chunk once: a chunk without a line end only
-   * extends the partial line (a long message arriving in many chunks is not rescanned per chunk).
-   */
-  private onData(chunk: string): void {
-    let nl = chunk.indexOf('\n');
-    if (nl < 0) {
-      this.buf += chunk;
-      if (this.buf.length > MAX_LINE) {
-        this.handlers.onProtocolError?.('line too long');
-        this.buf = '';
-      }
-      return;
-    }
-    let line = this.buf + chunk.slice(0, nl);
-    let start = nl + 1;
-    for (;;) {
-      line = line.trim();
-      if (line.length > 0) this.onLine(line);
-      nl = chunk.indexOf('\n', start);
-      if (nl < 0) break;
-      line = chunk.slice(start, nl);
-      start = nl + 1;
-    }
-    this.buf = chunk.slice(start);
+  /** Characters written here and not yet handed to the output stream. */
+  get queued(): number {
+    return this.writer.queued;
   }
 
   private onLine(line: string): void {

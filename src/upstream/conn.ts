@@ -16,6 +16,8 @@ export interface UpstreamEvents {
   onServerRequest: (r: RpcRequest) => Promise<Record<string, unknown>>;
   onExit: (detail: string) => void;
   onStderr?: (line: string) => void;
+  /** The upstream went past a limit (an answer over resultBytes, a line that is not JSON-RPC): worth a warn line. */
+  onLimit?: (info: { detail: string; bytes?: number; limit?: number }) => void;
 }
 
 /** One live connection to one upstream server (a stdio child or an HTTP backend session). */

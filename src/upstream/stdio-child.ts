@@ -1,7 +1,8 @@
 import { existsSync, mkdirSync, realpathSync } from 'node:fs';
 import { LanegateError } from '../errors.js';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
-import { LinePeer } from '../rpc/peer.js';
+import { LinePeer, MAX_LINE } from '../rpc/peer.js';
+import { resultTooLarge } from '../rpc/too-large.js';
 import { spawnPiped, stopPiped } from '../supervision/spawn.js';
 import {
   CLIENT_CAPABILITIES,
@@ -42,6 +43,9 @@ export const launchStdio = async (
     fallback?: boolean;
     /** The client capabilities declared (default: CLIENT_CAPABILITIES; a shared child gets fewer). */
     capabilities?: Record<string, unknown>;
+    /** gateway.limits.resultBytes and the server's name: a longer answer is refused as it streams. */
+    resultBytes?: number;
+    server?: string;
   } = {},
 ): Promise<UpstreamConn> => {
   const initTimeoutMs = opts.initTimeoutMs ?? 20_000;
@@ -62,11 +66,28 @@ export const launchStdio = async (
   const { stdout, stdin, child } = proc;
 
   let exited = false;
-  const peer = new LinePeer(stdout, stdin, {
-    onNotification: (n) => ev.onNotification(n),
-    onRequest: (r) => ev.onServerRequest(r),
-    endReason: 'upstream process ended (crashed or exited) during the call',
-  });
+  const limit = opts.resultBytes ?? MAX_LINE;
+  const peer = new LinePeer(
+    stdout,
+    stdin,
+    {
+      onNotification: (n) => ev.onNotification(n),
+      onRequest: (r) => ev.onServerRequest(r),
+      endReason: 'upstream process ended (crashed or exited) during the call',
+      onProtocolError: (detail) => ev.onLimit?.({ detail }),
+    },
+    {
+      maxLine: limit,
+      oversize: (o) => {
+        ev.onLimit?.({
+          detail: 'answer over gateway.limits.resultBytes',
+          bytes: o.bytes,
+          limit,
+        });
+        return resultTooLarge(opts.server ?? 'upstream', o.bytes, limit);
+      },
+    },
+  );
   if (proc.stderr) {
     proc.stderr.setEncoding('utf8');
     let errBuf = '';

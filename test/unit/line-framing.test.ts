@@ -62,6 +62,6 @@ describe('NDJSON framing on the link', () => {
     r.input.write(`\n${JSON.stringify({ jsonrpc: '2.0', method: 'after' })}\n`);
     await r.all;
     assert.equal(r.got[0]?.method, 'after');
-    assert.equal(r.problems[0], 'line too long');
+    assert.match(r.problems[0] ?? '', /^line too long/);
   });
 });

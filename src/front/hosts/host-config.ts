@@ -35,6 +35,7 @@ export const hostConfigFor = (
     placements: Object.fromEntries(servers.map((s) => [s.name, placements[s.name] ?? 'dedicated'])),
     scopes: Object.fromEntries(servers.filter((s) => placements[s.name] === 'shared').map((s) => [s.name, scopes[s.name] ?? []])),
     lanes,
+    resultBytes: policy.gateway.limits.resultBytes,
     pins: Object.fromEntries(
       servers.flatMap((s) => {
         const g = guard.servers[s.name];

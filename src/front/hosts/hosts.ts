@@ -5,7 +5,11 @@ import { noteFailure } from '../../supervision/restart.js';
 import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
-import { LinePeer } from '../../rpc/peer.js';
+import { LINK_MAX_LINE, LinePeer } from '../../rpc/peer.js';
+import { GcHint } from '../transport/gc-hint.js';
+
+/** Large answers from every host count toward one collection hint (see gc-hint.ts). */
+const largeLines = new GcHint();
 import { ENTRIES } from '../../install-paths.js';
 
 /**
@@ -114,15 +118,20 @@ export class HostManager {
     const child = this.launch(key, cfg, env, diag);
     h.child = child;
     const { stdout, stdin } = child;
-    const peer = new LinePeer(stdout, stdin, {
-      onNotification: (n) => this.events.onNotification(key, n),
-      onRequest: (req) => {
-        if (!this.events.onRequest) throw new RpcFailure({ code: ERR.methodNotFound, message: 'not served' });
-        return this.events.onRequest(key, req.method, req.params ?? {});
+    const peer = new LinePeer(
+      stdout,
+      stdin,
+      {
+        onNotification: (n) => this.events.onNotification(key, n),
+        onRequest: (req) => {
+          if (!this.events.onRequest) throw new RpcFailure({ code: ERR.methodNotFound, message: 'not served' });
+          return this.events.onRequest(key, req.method, req.params ?? {});
+        },
+        onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
+        endReason: `host "${key}" ended (crashed or exited) during the call`,
       },
-      onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
-      endReason: `host "${key}" ended (crashed or exited) during the call`,
-    });
+      { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeLines.note(chars) },
+    );
     void child.exited.then((r) => {
       peer.close(`host "${key}" exited`);
       if (h.peer === peer) h.peer = undefined;

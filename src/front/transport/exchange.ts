@@ -1,4 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Hold } from './send-budget.js';
+import { PACE_SLICE, writePaced } from './paced-write.js';
 
 /**
  * One HTTP exchange of the lane endpoint, on node:http directly. The MCP endpoint is the front's
@@ -23,7 +25,21 @@ export class Replied {
   constructor(readonly status: number) {}
 }
 
+/** How a lane's large answers are written: held against its byte budget, paced, dropped when stalled. */
+export interface Pace {
+  /** Holds `bytes` of unsent answer for this lane (and this connection's `held`). */
+  hold: (bytes: number, held: number) => Hold;
+  stallMs: () => number;
+}
+
+/** The id at the head of an answer lanegate wrote (`{"jsonrpc":"2.0","id":…`), as JSON text. */
+const answerId = (text: string): string =>
+  /^\{"jsonrpc":"2\.0","id":(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|"(?:[^"\\]|\\.)*"|null)[,}]/.exec(text.slice(0, 4096))?.[1] ?? 'null';
+
 export class Exchange {
+  /** Set once the lane is known: its large answers go out paced and held against its budget. */
+  pace: Pace | undefined;
+
   /** Request headers, read the way Hono's c.req.header() read them. */
   readonly req = {
     header: (name: string): string | undefined => {
@@ -37,14 +53,38 @@ export class Exchange {
     readonly outgoing: ServerResponse,
   ) {}
 
-  /** Writes the whole answer at once; `data` null for an empty body. */
+  /** Writes the whole answer (paced if large); `data` null for an empty body. */
   body(data: string | null, status = 200, headers: Record<string, string> = {}): Replied {
     const out = this.outgoing;
+    if (data !== null && data.length > PACE_SLICE && this.pace && !out.headersSent) return this.paced(this.pace, data, status, headers);
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };
       out.writeHead(status, headers);
     }
     if (!out.writableEnded) out.end(data ?? undefined);
+    return new Replied(status);
+  }
+
+  /**
+   * A large answer: held against the lane's unsent-bytes budget (refused with a small error naming
+   * the setting when over it), then written a slice at a time; the hold ends when the socket has
+   * taken the last byte or the connection closed.
+   */
+  private paced(p: Pace, data: string, status: number, headers: Record<string, string>): Replied {
+    const out = this.outgoing;
+    const held = p.hold(data.length, 0);
+    if (!held.ok) {
+      const lane = held.setting.endsWith('PerLane');
+      const message = `The answer (${data.length} bytes) was not sent: ${lane ? "this lane's clients have" : 'clients have'} ${held.held} bytes of answers they have not read yet, and ${held.setting} is ${held.limit}. Read (or close) earlier answers first, or raise ${held.setting}`;
+      const err = `{"jsonrpc":"2.0","id":${answerId(data)},"error":${JSON.stringify({ code: -32004, message, data: { limit: held.setting, value: held.limit } })}}`;
+      return this.body(err, lane ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '1' });
+    }
+    whenClosed(out, held.release);
+    out.once('finish', held.release);
+    out.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(data)) });
+    void writePaced(out, data, p.stallMs()).then((ok) => {
+      if (ok && !out.writableEnded) out.end();
+    });
     return new Replied(status);
   }
 

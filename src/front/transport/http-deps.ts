@@ -8,6 +8,8 @@ import type { Mrtr } from '../mcp/mrtr.js';
 import type { Sessions } from '../mcp/sessions.js';
 import type { LaneLoad } from './lane-load.js';
 import type { FairShare } from './fair-share.js';
+import type { SendBudget } from './send-budget.js';
+import type { ByteTurns } from './byte-turns.js';
 
 /** What the HTTP handlers of /mcp need from the gateway. */
 export interface McpHttpDeps extends DispatchDeps {
@@ -21,6 +23,10 @@ export interface McpHttpDeps extends DispatchDeps {
   load: LaneLoad;
   /** Fair shares of calls in flight among active lanes. */
   fair: FairShare;
+  /** Answer bytes held for clients that have not taken them, per lane and in all. */
+  send: SendBudget;
+  /** Large request bodies in flight, per lane, by bytes. */
+  requestBytes: ByteTurns;
   realm: string;
   onRefused: (code: string) => void;
 }

@@ -10,7 +10,7 @@ import { answer, cancelFrom, legacyRender } from './answer.js';
 import { listen } from './listen.js';
 import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
-import { boundedBody, hold, takeTurn } from './request-gate.js';
+import { boundedBody, hold, paceFor, takeByteTurn, takeTurn } from './request-gate.js';
 import { classifyInbound } from './classify.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
 import { modernResult } from './modern-result.js';
@@ -69,7 +69,8 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   const who = await authenticate(c, d);
   if (who instanceof Replied) return who;
   const { lane, claims } = who;
-  const busy = hold(c, d, lane, 'requests');
+  c.pace = paceFor(d, lane);
+  const busy = hold(c, d, lane, 'requests') ?? (await takeByteTurn(c, d, lane));
   if (busy) return busy;
   const text = await boundedBody(c, d);
   if (text instanceof Replied) return text;
@@ -172,6 +173,7 @@ export const handleGet = async (c: Exchange, d: McpHttpDeps): Promise<Replied> =
   const who = await authenticate(c, d);
   if (who instanceof Replied) return who;
   const { lane } = who;
+  c.pace = paceFor(d, lane);
   const sid = c.req.header(SESSION_HEADER);
   if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: GET needs a legacy session', null, { Allow: 'POST' });
   if (!accepts(c.req.header('accept'), 'text/event-stream'))

@@ -1,4 +1,4 @@
-import { type Exchange, type Replied, whenClosed } from './exchange.js';
+import { type Exchange, type Pace, type Replied, whenClosed } from './exchange.js';
 import { ERR } from '../../rpc/jsonrpc.js';
 import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
@@ -58,6 +58,40 @@ export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promi
   whenClosed(outgoing, release);
   return undefined;
 };
+
+/** A request body up to this size takes no byte turn (the common case costs nothing). */
+export const BYTE_TURN_MIN = 64 * 1024;
+
+/**
+ * A large request takes its lane's turn by bytes BEFORE its body is read: it runs while the lane's
+ * bytes in flight stay under gateway.limits.bytesInFlightPerLane, else waits with its body unread
+ * (giving up its place if the client goes). The turn ends when the response closes.
+ */
+export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
+  const declared = Number(c.req.header('content-length'));
+  const bytes = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
+  if (bytes <= BYTE_TURN_MIN) return undefined;
+  const a = d.requestBytes.enter(lane, bytes);
+  const outgoing = c.outgoing;
+  if (a.kind === 'run') {
+    whenClosed(outgoing, a.release);
+    return undefined;
+  }
+  const gone = new Promise<undefined>((resolve) => whenClosed(outgoing, () => resolve(undefined)));
+  const release = await Promise.race([a.started, gone]);
+  if (!release) {
+    a.cancel();
+    return c.body(null, 499);
+  }
+  whenClosed(outgoing, release);
+  return undefined;
+};
+
+/** How this lane's large answers are paced and held against gateway.limits.unsentBytes*. */
+export const paceFor = (d: McpHttpDeps, lane: string): Pace => ({
+  hold: (bytes, held) => d.send.hold(lane, bytes, held),
+  stallMs: () => d.policy().gateway.limits.stalledSendSeconds * 1000,
+});
 
 const tooLarge = (c: Exchange, max: number, close: boolean): Replied =>
   rpcError(

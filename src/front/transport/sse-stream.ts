@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { type Exchange, Replied } from './exchange.js';
+import { drainedOrStalled, PACE_SLICE, writePaced } from './paced-write.js';
 
 /** An open SSE response: events out, with backpressure, until the handler returns or the client goes. */
 export interface SseStream {
@@ -51,7 +52,23 @@ export const streamSse = (c: Exchange, run: (s: SseStream) => Promise<void>): Re
     });
   const write = async (text: string): Promise<void> => {
     if (aborted || out.writableEnded || out.destroyed) return;
-    if (!out.write(text)) await drained(out);
+    const pace = c.pace;
+    if (pace && text.length > PACE_SLICE) {
+      // A large event is held against the lane's unsent bytes and paced; over the budget, the
+      // stream is closed (its status went out long ago): its buffers go with it.
+      const held = pace.hold(text.length, out.writableLength);
+      if (!held.ok) {
+        out.destroy();
+        return;
+      }
+      try {
+        await writePaced(out, text, pace.stallMs());
+      } finally {
+        held.release();
+      }
+      return;
+    }
+    if (!out.write(text)) await (pace ? drainedOrStalled(out, pace.stallMs()) : drained(out));
   };
   const stream: SseStream = {
     get aborted() {

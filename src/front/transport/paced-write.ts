@@ -1,0 +1,46 @@
+import type { ServerResponse } from 'node:http';
+
+/** An answer up to this many characters is written at once; a longer one a slice at a time. */
+export const PACE_SLICE = 64 * 1024;
+
+/**
+ * Resolves true once the response can take more, false if it closed or its client took nothing
+ * for `stallMs` (then the connection is destroyed: its buffers go with it).
+ */
+export const drainedOrStalled = (out: ServerResponse, stallMs: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    if (out.destroyed || out.closed) return resolve(false);
+    const done = (ok: boolean): void => {
+      clearTimeout(timer);
+      out.off('drain', onDrain);
+      out.off('close', onClose);
+      resolve(ok);
+    };
+    const onDrain = (): void => done(true);
+    const onClose = (): void => done(false);
+    const timer = setTimeout(() => {
+      done(false);
+      out.destroy();
+    }, stallMs);
+    out.on('drain', onDrain);
+    out.on('close', onClose);
+  });
+
+/**
+ * Writes `text` to the response a slice at a time, waiting for the socket to take each one
+ * before the next: the front's event loop serves other lanes between slices, node never buffers
+ * more than a slice for a slow client, and a client that stops reading for `stallMs` loses its
+ * connection instead of holding the answer for ever. Resolves true when all of it was taken.
+ */
+export const writePaced = async (out: ServerResponse, text: string, stallMs: number): Promise<boolean> => {
+  for (let pos = 0; pos < text.length; ) {
+    if (out.destroyed || out.writableEnded) return false;
+    let end = Math.min(pos + PACE_SLICE, text.length);
+    const c = text.charCodeAt(end - 1);
+    if (end < text.length && c >= 0xd800 && c <= 0xdbff) end -= 1;
+    const more = out.write(text.slice(pos, end));
+    pos = end;
+    if (!more && !(await drainedOrStalled(out, stallMs))) return false;
+  }
+  return true;
+};

@@ -1,0 +1,52 @@
+/**
+ * Bytes the front holds for answers that clients have not taken yet, per lane and in all. An
+ * answer is held from the moment it is handed to its connection until the socket has taken its
+ * last byte (or closed): a client that reads slowly, or not at all, holds its own lane's budget and
+ * nobody else's. Pure bookkeeping.
+ */
+export interface SendLimits {
+  perConnection: number;
+  perLane: number;
+  total: number;
+}
+
+export type Hold = { ok: true; release: () => void } | { ok: false; setting: string; limit: number; held: number };
+
+export class SendBudget {
+  private readonly lanes = new Map<string, number>();
+  private all = 0;
+
+  constructor(private readonly limits: () => SendLimits) {}
+
+  /** Holds `bytes` more for a connection of `lane` that already holds `connection` bytes. */
+  hold(lane: string, bytes: number, connection = 0): Hold {
+    const l = this.limits();
+    const mine = this.lanes.get(lane) ?? 0;
+    if (connection + bytes > l.perConnection)
+      return { ok: false, setting: 'gateway.limits.unsentBytesPerConnection', limit: l.perConnection, held: connection };
+    if (mine + bytes > l.perLane) return { ok: false, setting: 'gateway.limits.unsentBytesPerLane', limit: l.perLane, held: mine };
+    if (this.all + bytes > l.total) return { ok: false, setting: 'gateway.limits.unsentBytes', limit: l.total, held: this.all };
+    this.lanes.set(lane, mine + bytes);
+    this.all += bytes;
+    let released = false;
+    return {
+      ok: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        const now = (this.lanes.get(lane) ?? bytes) - bytes;
+        if (now <= 0) this.lanes.delete(lane);
+        else this.lanes.set(lane, now);
+        this.all -= bytes;
+      },
+    };
+  }
+
+  of(lane: string): number {
+    return this.lanes.get(lane) ?? 0;
+  }
+
+  get total(): number {
+    return this.all;
+  }
+}

@@ -1,0 +1,165 @@
+import { SLICE_MARK } from './line-writer.js';
+
+/** What is known of a line that was too long to keep: its first and last characters, and its size. */
+export interface Oversize {
+  head: string;
+  tail: string;
+  /** Its size in bytes (UTF-8), counted as it streamed past. */
+  bytes: number;
+}
+
+export interface LineReaderOptions {
+  /** Longest line kept, in bytes; a longer one is counted and dropped as it streams, never held. */
+  maxBytes: number;
+  /** Accept the slice frames a LineWriter writes on a link (never from a child: a child writes JSON). */
+  sliced?: boolean;
+  onLine: (line: string) => void;
+  /** A line passed the bound (`final` false, at once, with its head) and ended (`final` true, with its tail). */
+  onOversize: (o: Oversize, final: boolean) => void;
+}
+
+const KEEP = 512;
+
+/**
+ * Splits a text stream into lines, scanning each chunk once: a chunk without a line end only
+ * extends the partial line (a long message arriving in many chunks is not rescanned per chunk).
+ * A line past `maxBytes` is not held: from the moment it passes the bound only its last few
+ * hundred characters are kept (where a JSON-RPC response's id usually is) until its end.
+ */
+export class LineReader {
+  private buf = '';
+  private bufBytes = 0;
+  /** Set while a too-long line streams past. */
+  private skip: { head: string; tail: string; bytes: number } | undefined;
+  /** Slice frames being joined, by stream. */
+  private readonly slices = new Map<string, { parts: string[]; chars: number }>();
+
+  constructor(private readonly o: LineReaderOptions) {}
+
+  push(chunk: string): void {
+    let start = 0;
+    if (this.skip) {
+      const nl = chunk.indexOf('\n');
+      this.skipped(nl < 0 ? chunk : chunk.slice(0, nl));
+      if (nl < 0) return;
+      const s = this.skip;
+      this.skip = undefined;
+      this.o.onOversize(s, true);
+      start = nl + 1;
+    }
+    let nl = chunk.indexOf('\n', start);
+    if (nl < 0) {
+      this.extend(chunk.slice(start));
+      return;
+    }
+    let line = this.buf + chunk.slice(start, nl);
+    const partialBytes = this.bufBytes;
+    this.buf = '';
+    this.bufBytes = 0;
+    start = nl + 1;
+    for (let first = true; ; first = false) {
+      this.complete(line, first ? partialBytes : 0);
+      nl = chunk.indexOf('\n', start);
+      if (nl < 0) break;
+      line = chunk.slice(start, nl);
+      start = nl + 1;
+    }
+    this.extend(chunk.slice(start));
+  }
+
+  private extend(piece: string): void {
+    if (piece.length === 0) return;
+    this.buf += piece;
+    this.bufBytes += Buffer.byteLength(piece);
+    if (this.bufBytes > this.o.maxBytes) {
+      this.skip = {
+        head: this.buf.slice(0, KEEP),
+        tail: this.buf.slice(-KEEP),
+        bytes: this.bufBytes,
+      };
+      this.buf = '';
+      this.bufBytes = 0;
+      this.o.onOversize(this.skip, false);
+    }
+  }
+
+  private skipped(piece: string): void {
+    const s = this.skip;
+    if (!s) return;
+    s.bytes += Buffer.byteLength(piece);
+    s.tail = piece.length >= KEEP ? piece.slice(-KEEP) : (s.tail + piece).slice(-KEEP);
+  }
+
+  /** A whole line; `partialBytes` are the bytes of it that were buffered (already counted). */
+  private complete(raw: string, partialBytes: number): void {
+    if (this.o.sliced && raw.startsWith(SLICE_MARK)) {
+      this.slice(raw);
+      return;
+    }
+    // Only a line that could be over the bound is measured in bytes (3 bytes a character at most).
+    if (raw.length * 3 > this.o.maxBytes && Buffer.byteLength(raw) > this.o.maxBytes) {
+      this.o.onOversize(
+        {
+          head: raw.slice(0, KEEP),
+          tail: raw.slice(-KEEP),
+          bytes: Math.max(partialBytes, Buffer.byteLength(raw)),
+        },
+        true,
+      );
+      return;
+    }
+    const line = raw.trim();
+    if (line.length > 0) this.o.onLine(line);
+  }
+
+  /** One slice frame: `\x1e<stream><+|.><text>`; the last one hands the joined line on. */
+  private slice(raw: string): void {
+    let i = 1;
+    while (i < raw.length && raw.charCodeAt(i) >= 48 && raw.charCodeAt(i) <= 57) i += 1;
+    const stream = raw.slice(1, i);
+    const mark = raw[i];
+    if (stream.length === 0 || (mark !== '+' && mark !== '.')) return;
+    const text = raw.slice(i + 1);
+    let s = this.slices.get(stream);
+    if (!s) {
+      s = { parts: [], chars: 0 };
+      this.slices.set(stream, s);
+    }
+    s.parts.push(text);
+    s.chars += text.length;
+    if (s.chars > this.o.maxBytes) {
+      // Never the case for a writer of lanegate's (it refuses such an answer before the link).
+      this.slices.delete(stream);
+      this.o.onOversize(
+        {
+          head: s.parts[0]?.slice(0, KEEP) ?? '',
+          tail: text.slice(-KEEP),
+          bytes: s.chars,
+        },
+        true,
+      );
+      return;
+    }
+    if (mark === '.') {
+      this.slices.delete(stream);
+      this.complete(s.parts.join(''), 0);
+    }
+  }
+}
+
+const RESPONSE_HEAD = /^\s*\{\s*(?:"(?:jsonrpc|id)"\s*:\s*(?:"2\.0"|-?\d+|"[^"\\]*")\s*,\s*)*"(?:result|error)"\s*:/;
+const ID_FIRST = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(\d{1,15})\s*,/;
+const ID_LAST = /"id"\s*:\s*(\d{1,15})\s*(?:,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$/;
+
+/**
+ * The id of a response whose line was too long to keep, from its head and tail: lanegate's own
+ * request ids are numbers, and a JSON-RPC response puts its id before or after the result (the
+ * SDKs write it last). Undefined when the line is not a response (a server's request or
+ * notification) or the id cannot be found: then nothing is failed on a guess.
+ */
+export const oversizeResponseId = (o: Oversize, final = true): number | undefined => {
+  if (!RESPONSE_HEAD.test(o.head)) return undefined;
+  const first = ID_FIRST.exec(o.head)?.[1];
+  const id = first ?? (final ? ID_LAST.exec(o.tail)?.[1] : undefined);
+  return id === undefined ? undefined : Number(id);
+};

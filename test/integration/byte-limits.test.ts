@@ -1,0 +1,147 @@
+import assert from 'node:assert/strict';
+import { Agent } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { EVERYTHING, FIXTURE, operatorApi, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { modernCall, send } from '../helpers/http.js';
+import { rssOf, unreadPost } from '../helpers/unread.js';
+import { sleep } from '../helpers/procs.js';
+
+/**
+ * Limits count bytes (issue 19): one lane pulling large answers it never reads cannot run the
+ * front out of memory or stall the other lane, and an answer past gateway.limits.resultBytes is
+ * refused at once by name. Real gateway, real host, real fixture and server-everything children.
+ */
+const POLICY = `${policyHead('  limits: { stalledSendSeconds: 5 }')}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--big"] } }
+  every: { prefix: every, domain: public, stdio: { command: node, args: ["${EVERYTHING}", "stdio"] } }
+lanes:
+  a: { servers: [fix, every] }
+  b: { servers: [fix, every] }
+`;
+
+const agent = new Agent({ keepAlive: true, maxSockets: 32 });
+
+describe('byte limits: answers are bounded by bytes, not by count', () => {
+  let gw: RunningGateway;
+  let ta: string;
+  let tb: string;
+  let url: URL;
+  const call = async (token: string, name: string, args: Record<string, unknown>, id = 1) => {
+    const c = modernCall(token, id, name, args);
+    const r = await send(url, c.body, c.headers, agent);
+    return {
+      status: r.status,
+      body: JSON.parse(r.text || '{}') as {
+        result?: { content?: { text?: string }[] };
+        error?: { code: number; message: string; data?: Record<string, unknown> };
+      },
+    };
+  };
+
+  before(async () => {
+    gw = await startGateway(POLICY, { nodeArgs: process.env.FRONT_ARGS ? process.env.FRONT_ARGS.split(' ') : [] });
+    ta = await gw.token('a');
+    tb = await gw.token('b');
+    url = new URL(gw.url);
+  });
+  after(async () => {
+    agent.destroy();
+    await gw?.stop();
+  });
+
+  it('refuses an answer over resultBytes at once, naming the setting, the server and the size; the child goes on serving', async () => {
+    const t0 = Date.now();
+    const r = await call(ta, 'fix_big', { n: 150_000_000 });
+    const ms = Date.now() - t0;
+    assert.equal(r.body.error?.code, -32004, JSON.stringify(r.body).slice(0, 300));
+    assert.match(r.body.error?.message ?? '', /gateway\.limits\.resultBytes/);
+    assert.match(r.body.error?.message ?? '', /server "fix"/);
+    assert.equal(r.body.error?.data?.limit, 'gateway.limits.resultBytes');
+    assert.ok(Number(r.body.error?.data?.bytes) > 32 * 1024 * 1024);
+    assert.ok(ms < 2000, `refused after ${ms} ms`);
+    // The warn line names the server and the limit; the same child answers the next call.
+    assert.match(gw.stderr(), /"level":"?(warn|40)"?[^\n]*upstream_limit[^\n]*"server":"fix"/);
+    const ok = await call(ta, 'fix_echo', { text: 'after' });
+    assert.equal(ok.body.result?.content?.[0]?.text, 'after');
+    // An answer just under the bound is delivered whole.
+    const big = await call(ta, 'fix_big', { n: 8_000_000 });
+    assert.equal(big.body.result?.content?.[0]?.text?.length, 8_000_000);
+  });
+
+  it('finds the id of an over-long answer a published SDK server writes last, and fails only that call', async () => {
+    const small = await call(tb, 'every_echo', { message: 'x'.repeat(100) });
+    assert.match(small.body.result?.content?.[0]?.text ?? '', /x{100}/);
+    // server-everything echoes what it is sent; a 3.9 MB echo is under 32 MiB and passes whole.
+    const r = await call(tb, 'every_echo', { message: 'y'.repeat(3_900_000) });
+    assert.match(r.body.result?.content?.[0]?.text ?? '', /y{3900000}/);
+  });
+
+  it('44 unread 24 MB answers leave the front alive and under 400 MB, and the other lane is served throughout', async () => {
+    const front = gw.pid;
+    const held: ReturnType<typeof unreadPost>[] = [];
+    let quietOk = 0;
+    let quietFailed = 0;
+    let flooding = true;
+    const quiet = (async () => {
+      for (let i = 0; flooding && i < 100_000; i += 1) {
+        const r = await call(tb, 'fix_echo', { text: `q${i}` }, i);
+        if (r.body.result?.content?.[0]?.text === `q${i}`) quietOk += 1;
+        else quietFailed += 1;
+        await sleep(20);
+      }
+    })();
+    const statuses: number[] = [];
+    for (let i = 0; i < 44; i += 1) {
+      const c = modernCall(ta, i, 'fix_big', { n: 24_000_000 });
+      const h = unreadPost(url, c.headers, c.body);
+      held.push(h);
+      statuses.push(await h.status);
+    }
+    await sleep(500);
+    const mem = rssOf(front);
+    flooding = false;
+    await quiet;
+    for (const h of held) h.socket.destroy();
+    assert.ok(mem.peak < 400, `front peak RSS ${mem.peak.toFixed(0)} MB`);
+    assert.equal(quietFailed, 0);
+    assert.ok(quietOk > 10, `quiet lane answered ${quietOk} times`);
+    // The first answers were held for their clients; the rest were refused by the lane's byte budget, by name.
+    assert.ok(statuses.filter((s) => s === 200).length >= 1, statuses.join(','));
+    assert.ok(statuses.filter((s) => s === 429).length >= 30, statuses.join(','));
+    const refused = await call(ta, 'fix_echo', { text: 'still here' });
+    assert.equal(refused.body.result?.content?.[0]?.text, 'still here');
+  });
+
+  it('64 unread 4 MB echoes: front and host each grow by less than 200 MB, and the other lane is served', async () => {
+    const procs = (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { pid: number }> };
+    const hostPid = Object.values(procs.hosts)[0]?.pid ?? 0;
+    assert.ok(hostPid > 0);
+    await sleep(6000); // the previous test's held answers are let go (stalledSendSeconds: 5)
+    const before = { front: rssOf(gw.pid).rss, host: rssOf(hostPid).rss };
+    let peakFront = before.front;
+    let peakHost = before.host;
+    const held: ReturnType<typeof unreadPost>[] = [];
+    const payload = 'z'.repeat(3_900_000);
+    const sends = [];
+    for (let i = 0; i < 64; i += 1) {
+      const c = modernCall(ta, 1000 + i, 'fix_echo', { text: payload });
+      const h = unreadPost(url, c.headers, c.body);
+      held.push(h);
+      sends.push(h.status);
+    }
+    let quietFailed = 0;
+    for (let i = 0; i < 60; i += 1) {
+      const r = await call(tb, 'fix_echo', { text: `p${i}` }, 5000 + i);
+      if (r.body.result?.content?.[0]?.text !== `p${i}`) quietFailed += 1;
+      peakFront = Math.max(peakFront, rssOf(gw.pid).rss);
+      peakHost = Math.max(peakHost, rssOf(hostPid).rss);
+      await sleep(50);
+    }
+    for (const h of held) h.socket.destroy();
+    assert.equal(quietFailed, 0);
+    assert.ok(peakFront - before.front < 200, `front grew ${(peakFront - before.front).toFixed(0)} MB`);
+    assert.ok(peakHost - before.host < 200, `host grew ${(peakHost - before.host).toFixed(0)} MB`);
+  });
+});
