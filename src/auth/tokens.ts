@@ -76,9 +76,17 @@ export const verifyLaneToken = async (token: string, o: VerifierOptions): Promis
         requiredClaims: ['iss', 'aud', 'exp', 'iat', 'sub', 'jti'],
       },
     );
+    // jose checks that the claims exist; their types and a future issue time are checked here
+    // (a `sub` of ["lane"] would otherwise read as "lane").
+    if (typeof payload.sub !== 'string' || payload.sub.length === 0)
+      throw new LanegateError('auth_invalid', 'claim check failed: sub (not a string)');
+    if (typeof payload.jti !== 'string' || payload.jti.length === 0)
+      throw new LanegateError('auth_invalid', 'claim check failed: jti (not a string)');
+    if (typeof payload.iat !== 'number' || payload.iat > Date.now() / 1000 + CLOCK_TOLERANCE_S)
+      throw new LanegateError('auth_invalid', 'claim check failed: iat (issued in the future)');
     return {
-      lane: String(payload.sub),
-      jti: String(payload.jti),
+      lane: payload.sub,
+      jti: payload.jti,
       iat: Number(payload.iat),
       exp: Number(payload.exp),
       ...(kid !== undefined ? { kid } : {}),

@@ -253,6 +253,20 @@ export class Gateway {
     const port = this.o.port ?? g.port;
     const server = createServer({ connectionsCheckingInterval: CHECK_EVERY_MS }, app);
     this.server = server;
+    // `Expect: 100-continue` on /mcp: the client is told to send its body only after its token
+    // checks out. A bad token gets no 100; the handler then refuses it as any other (401).
+    server.on('checkContinue', (req, res) => {
+      const go = (): void => void server.emit('request', req, res);
+      if (!(req.url ?? '').startsWith('/mcp')) {
+        res.writeContinue();
+        go();
+        return;
+      }
+      this.auth.authenticate(req.headers.authorization).then(() => {
+        res.writeContinue();
+        go();
+      }, go);
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, g.host, () => {

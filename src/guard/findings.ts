@@ -16,7 +16,8 @@ export type FindingCode =
   | 'data_flow'
   | 'purpose_mismatch'
   | 'obfuscated_text'
-  | 'harmful_capability';
+  | 'harmful_capability'
+  | 'invalid_name';
 
 export const FINDING_TEXT: Record<FindingCode, string> = {
   hidden_characters: 'hidden characters (zero-width, bidi or Unicode tag) in model-visible text',
@@ -35,6 +36,8 @@ export const FINDING_TEXT: Record<FindingCode, string> = {
   purpose_mismatch: 'reaches for sensitive data unrelated to its stated purpose',
   obfuscated_text: 'text that reads as a sensitive instruction once a spelling trick is undone',
   harmful_capability: 'describes stealing, exfiltrating or dumping data or credentials as what it does',
+  invalid_name:
+    "a name outside the MCP specification's name rules (a control character, or a character a tool or prompt name may not hold)",
 };
 
 export interface Finding {

@@ -2,6 +2,7 @@ import { findHidden, normalise } from './normalize.js';
 import { PARAM_NAME_STRONG, PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
 import { type SecondOpinion, secondOpinion } from './second.js';
 import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
+import { nameFindings } from './names.js';
 import { FINDING_TEXT, type Finding, type FindingCode } from './findings.js';
 
 export type { Finding, FindingCode } from './findings.js';
@@ -212,7 +213,7 @@ const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdi
     rules.length === 0 && r
       ? [{ code: r.code, kind: head.kind, item: head.item, field: r.field, matched: r.matched, finding: FINDING_TEXT[r.code] }]
       : [];
-  return { kind: head.kind, item: head.item, rules, second, findings: [...rules, ...extra] };
+  return { kind: head.kind, item: head.item, rules, second, findings: [...nameFindings(g), ...rules, ...extra] };
 };
 
 /**

@@ -5,7 +5,8 @@ type Params = Record<string, unknown>;
 
 /**
  * The params a call carries to its upstream, built from what the front sent. Pure.
- * - The front's caller block never reaches a child, except as `{ lane }` for a child that
+ * - No `_meta` key of lanegate's namespace (`lanegate/…`) reaches a child: the front's caller
+ *   block never does, except as `{ lane }` for a child that
  *   advertises the caller-identity extension.
  * - On a 2026-07-28 link the upstream sees the lane's OWN declared capabilities, so it asks only
  *   for what the lane can answer; on a handshake-era link MRTR fields mean nothing and are dropped.
@@ -13,7 +14,9 @@ type Params = Record<string, unknown>;
 export const upstreamParams = (conn: Pick<UpstreamConn, 'init' | 'modern'>, lane: string, params: Params): Params => {
   const meta = { ...((params._meta as Params | undefined) ?? {}) };
   const caller = meta[CALLER_META] as { capabilities?: unknown } | undefined;
-  delete meta[CALLER_META];
+  // Nothing in lanegate's own namespace reaches an upstream from a lane, in either era: only the
+  // caller block below, which lanegate writes itself.
+  for (const k of Object.keys(meta)) if (k.startsWith('lanegate/')) delete meta[k];
   const caps = conn.init.capabilities as { experimental?: Params; extensions?: Params };
   if (caps.experimental?.[CALLER_IDENTITY_EXT] !== undefined || caps.extensions?.[CALLER_IDENTITY_EXT] !== undefined) {
     meta[CALLER_META] = { lane };

@@ -260,3 +260,22 @@ describe('re-vetting a growing surface judges only what changed', () => {
     assert.equal(memo.size, 303 + 302);
   });
 });
+
+describe('names a lane is shown', () => {
+  it('refuses tool and prompt names outside the spec rule and control characters in resource names and URIs', () => {
+    const findings = scanSurface({
+      tools: [
+        { name: 'ok_name-1.2', description: 'Adds two numbers.', inputSchema: { type: 'object' } },
+        { name: 'evil\u001b[2Jname', description: 'Adds two numbers.', inputSchema: { type: 'object' } },
+        { name: 'line\nbreak', description: 'Adds two numbers.', inputSchema: { type: 'object' } },
+      ],
+      prompts: [{ name: 'bell\u0007', description: 'A greeting.' }],
+      resources: [
+        { uri: 'file:///ok.txt', name: 'ok' },
+        { uri: 'file:///a\rb', name: 'cr' },
+      ],
+    });
+    const bad = findings.filter((f) => f.code === 'invalid_name').map((f) => f.item);
+    assert.deepEqual(bad.sort(), ['bell\u0007', 'evil\u001b[2Jname', 'file:///a\rb', 'line\nbreak'].sort());
+  });
+});

@@ -25,3 +25,23 @@ describe('lane tokens: one spelling per token', () => {
     await assert.rejects(verifyLaneToken(twin, o), /canonical/);
   });
 });
+
+describe('lane tokens: claims of the right type and time', () => {
+  it('refuses a sub that is not a string and an iat beyond the clock skew; a normal token passes', async () => {
+    const { SignJWT } = await import('jose');
+    const { privateKey, publicKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519' });
+    const o = { keys: new Map([['k1', publicKey]]), issuer: 'lanegate', audience: 'lanegate' };
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (claims: Record<string, unknown>) =>
+      new SignJWT({ jti: 'j1', ...claims })
+        .setProtectedHeader({ alg: 'EdDSA', kid: 'k1' })
+        .setIssuer('lanegate')
+        .setAudience('lanegate')
+        .setExpirationTime(now + 600)
+        .sign(privateKey);
+    assert.equal((await verifyLaneToken(await sign({ sub: 'a', iat: now }), o)).lane, 'a');
+    await assert.rejects(verifyLaneToken(await sign({ sub: ['a'], iat: now }), o), /sub/);
+    await assert.rejects(verifyLaneToken(await sign({ sub: 'a', iat: now + 3600 }), o), /iat/);
+    await assert.rejects(verifyLaneToken(await sign({ sub: 'a', iat: now, jti: 7 }), o), /jti/);
+  });
+});

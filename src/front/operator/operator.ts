@@ -48,7 +48,8 @@ export const ensureOperatorToken = (stateDir: string): { created?: string; hash:
 };
 
 export const operatorTokenMatches = (header: string | undefined, hash: Buffer): boolean => {
-  const m = /^Bearer (lgo_[A-Za-z0-9_-]+)$/.exec(header?.trim() ?? '');
+  // The scheme is case-insensitive (RFC 9110), as on /mcp.
+  const m = /^bearer +(lgo_[A-Za-z0-9_-]+)$/i.exec(header?.trim() ?? '');
   if (!m?.[1]) return false;
   const d = digest(m[1]);
   return d.length === hash.length && timingSafeEqual(d, hash);

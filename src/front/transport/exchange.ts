@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hold } from './send-budget.js';
 import { PACE_SLICE, writePaced } from './paced-write.js';
+import { restoreExactIds } from './big-ids.js';
 
 /**
  * One HTTP exchange of the lane endpoint, on node:http directly. The MCP endpoint is the front's
@@ -39,6 +40,8 @@ const answerId = (text: string): string =>
 export class Exchange {
   /** Set once the lane is known: its large answers go out paced and held against its budget. */
   pace: Pace | undefined;
+  /** The request's id stood in for an integer beyond 2^53: answers get its digits back (big-ids.ts). */
+  exactIds = false;
 
   /** Request headers, read the way Hono's c.req.header() read them. */
   readonly req = {
@@ -56,6 +59,7 @@ export class Exchange {
   /** Writes the whole answer (paced if large); `data` null for an empty body. */
   body(data: string | null, status = 200, headers: Record<string, string> = {}): Replied {
     const out = this.outgoing;
+    if (this.exactIds && data !== null) data = restoreExactIds(data);
     if (data !== null && data.length > PACE_SLICE && this.pace && !out.headersSent) return this.paced(this.pace, data, status, headers);
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };

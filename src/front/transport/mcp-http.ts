@@ -14,6 +14,7 @@ import { boundedBody, hold, paceFor, takeByteTurn, takeTurn } from './request-ga
 import { classifyInbound } from './classify.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
 import { modernResult } from './modern-result.js';
+import { exactIdStandIn } from './big-ids.js';
 
 /** The handshake-era revisions a legacy session may negotiate, newest first. */
 export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
@@ -80,6 +81,12 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   } catch {
     return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
   }
+  // An integer id beyond 2^53 is served under a stand-in and written back exactly (big-ids.ts).
+  const standIn = exactIdStandIn(body, text);
+  if (standIn !== undefined) {
+    (body as { id: unknown }).id = standIn;
+    c.exactIds = true;
+  }
   const outcome = classifyInbound({
     body,
     protocolVersionHeader: c.req.header('mcp-protocol-version'),
@@ -143,6 +150,16 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   const msg = body as RpcRequest;
   const sid = c.req.header(SESSION_HEADER);
   if (outcome.reason === 'initialize') {
+    // As the SDK's server answers it: an initialize inside a session is a client error, not a
+    // second session opened behind the client's back.
+    if (sid)
+      return rpcError(
+        c,
+        400,
+        ERR.invalidRequest,
+        'Invalid Request: this session is already initialized; send initialize without Mcp-Session-Id to open a new one',
+        id,
+      );
     const params = msg.params ?? {};
     const version = negotiate(params.protocolVersion);
     const session = d.sessions.create(lane, version, claims);

@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { type Exchange, Replied } from './exchange.js';
 import { drainedOrStalled, PACE_SLICE, writePaced } from './paced-write.js';
+import { restoreExactIds } from './big-ids.js';
 
 /** An open SSE response: events out, with backpressure, until the handler returns or the client goes. */
 export interface SseStream {
@@ -52,6 +53,7 @@ export const streamSse = (c: Exchange, run: (s: SseStream) => Promise<void>): Re
     });
   const write = async (text: string): Promise<void> => {
     if (aborted || out.writableEnded || out.destroyed) return;
+    if (c.exactIds) text = restoreExactIds(text);
     const pace = c.pace;
     if (pace && text.length > PACE_SLICE) {
       // A large event is held against the lane's unsent bytes and paced; over the budget, the

@@ -1,0 +1,51 @@
+/**
+ * JSON-RPC ids that are integers beyond 2^53. JSON.parse rounds them, so an answer would carry
+ * another id than the request did and the client could not match it. The exact digits are read
+ * from the body's text, the request carries a stand-in string while it is served, and the answer
+ * text gets the digits back where the stand-in was written. Pure.
+ */
+const MARK = '\u0000lanegate-id:';
+/** The stand-in as JSON.stringify writes it (the NUL escaped), with its digits. */
+const WRITTEN = /"\\u0000lanegate-id:(-?\d+)"/g;
+
+/** The text of the top-level `"id"` member of a JSON object's text, if it is an integer literal. */
+const topLevelIntegerId = (text: string): string | undefined => {
+  let depth = 0;
+  let i = 0;
+  const n = text.length;
+  while (i < n) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      // A string: a key at depth 1 may be "id".
+      let j = i + 1;
+      while (j < n && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
+      const key = text.slice(i + 1, j);
+      i = j + 1;
+      if (depth === 1 && key === 'id') {
+        let k = i;
+        while (k < n && /\s/.test(text[k] ?? '')) k += 1;
+        if (text[k] !== ':') continue;
+        k += 1;
+        while (k < n && /\s/.test(text[k] ?? '')) k += 1;
+        const m = /^-?\d+(?=\s*[,}])/.exec(text.slice(k, k + 64));
+        return m?.[0];
+      }
+      continue;
+    }
+    if (c === 123 || c === 91) depth += 1;
+    else if (c === 125 || c === 93) depth -= 1;
+    i += 1;
+  }
+  return undefined;
+};
+
+/** The stand-in id for a message whose id JSON.parse rounded, or undefined when its id is exact. */
+export const exactIdStandIn = (body: unknown, text: string): string | undefined => {
+  const id = (body as { id?: unknown } | null)?.id;
+  if (typeof id !== 'number' || Number.isSafeInteger(id) || !Number.isInteger(id)) return undefined;
+  const digits = topLevelIntegerId(text);
+  return digits === undefined ? undefined : `${MARK}${digits}`;
+};
+
+/** Answer text with every stand-in written back as the digits it stands for. */
+export const restoreExactIds = (text: string): string => text.replace(WRITTEN, '$1');

@@ -1,0 +1,131 @@
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fixtureTwoLanes, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { legacySession, modernMeta } from '../helpers/mcp.js';
+
+/** The smaller defects found beside the byte limits (issue 19), each through the real gateway. */
+
+/** Sends raw HTTP/1.1 head (and maybe a body later) and returns what came back first. */
+const rawExchange = (url: URL, head: string, body?: string, waitMs = 1500): Promise<string> =>
+  new Promise((resolve) => {
+    const s = connect({ host: url.hostname, port: Number(url.port) });
+    let got = '';
+    s.setEncoding('latin1');
+    s.on('data', (c: string) => {
+      got += c;
+      if (body !== undefined && got.startsWith('HTTP/1.1 100')) {
+        s.write(body);
+        body = undefined;
+      }
+    });
+    s.write(head);
+    setTimeout(() => {
+      s.destroy();
+      resolve(got);
+    }, waitMs);
+  });
+
+describe('edge hardening: one rule for every spelling, nothing of lanegate reaches an upstream, ids kept exact', () => {
+  let gw: RunningGateway;
+  let token: string;
+  let url: URL;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}\n${fixtureTwoLanes()}`);
+    token = await gw.token('a');
+    url = new URL(gw.url);
+  });
+  after(async () => {
+    await gw?.stop();
+  });
+
+  it('the operator plane takes the bearer scheme in any case, as /mcp does', async () => {
+    for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
+      const r = await fetch(`${gw.origin}/api/status`, { headers: { authorization: `${scheme} ${gw.operatorToken}` } });
+      assert.equal(r.status, 200, scheme);
+    }
+    const bad = await fetch(`${gw.origin}/api/status`, { headers: { authorization: 'bearer lgo_wrong' } });
+    assert.equal(bad.status, 401);
+  });
+
+  it('in the handshake era a lane’s lanegate/* _meta keys never reach the upstream (its own keys do)', async () => {
+    const h = await legacySession(gw.url, token);
+    const r = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: { name: 'fix_meta', arguments: {}, _meta: { 'lanegate/caller': { lane: 'b' }, 'lanegate/x': 1, mine: 'kept' } },
+      }),
+    });
+    const text = await r.text();
+    assert.match(text, /mine/);
+    assert.doesNotMatch(text, /lanegate\/x/);
+    assert.doesNotMatch(text, /\\"lane\\":\\"b\\"/);
+  });
+
+  it('initialize inside an existing session is refused, not a second session', async () => {
+    const h = await legacySession(gw.url, token);
+    const r = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 3,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    assert.equal(r.status, 400);
+    assert.equal(r.headers.get('mcp-session-id'), null);
+    assert.match(((await r.json()) as { error: { message: string } }).error.message, /already initialized/);
+  });
+
+  it('an integer id beyond 2^53 comes back exactly, in both eras', async () => {
+    const big = '12345678901234567891';
+    const modern = await fetch(gw.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'tools/call',
+        'mcp-name': 'fix_echo',
+      },
+      body: `{"jsonrpc":"2.0","id":${big},"method":"tools/call","params":{"name":"fix_echo","arguments":{"text":"hi"},"_meta":${JSON.stringify(modernMeta)}}}`,
+    });
+    const mt = await modern.text();
+    assert.match(mt, new RegExp(`"id":${big}[,}]`));
+    const h = await legacySession(gw.url, token);
+    const legacy = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","id":-${big},"method":"tools/list"}`,
+    });
+    assert.match(await legacy.text(), new RegExp(`"id":-${big}[,}]`));
+  });
+
+  it('Expect: 100-continue gets 100 only after the token checks out', async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{}}}';
+    const head = (auth: string) =>
+      [
+        'POST /mcp HTTP/1.1',
+        `host: ${url.host}`,
+        'content-type: application/json',
+        'accept: application/json, text/event-stream',
+        'expect: 100-continue',
+        `content-length: ${body.length}`,
+        `authorization: ${auth}`,
+        '',
+        '',
+      ].join('\r\n');
+    const refused = await rawExchange(url, head('Bearer not-a-token'), body);
+    assert.match(refused, /^HTTP\/1\.1 401/);
+    assert.doesNotMatch(refused, /100 Continue/);
+    const ok = await rawExchange(url, head(`Bearer ${token}`), body);
+    assert.match(ok, /^HTTP\/1\.1 100 Continue/);
+  });
+});
