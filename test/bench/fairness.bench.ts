@@ -9,7 +9,8 @@ import { Agent, request } from 'node:http';
 import { modernCall, send } from '../helpers/http.js';
 import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
-import { FIXTURE, policyHead, startGateway } from '../helpers/gateway.js';
+import { FIXTURE, operatorApi, policyHead, startGateway } from '../helpers/gateway.js';
+import { rssOf, unreadPost } from '../helpers/unread.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -121,6 +122,81 @@ const floodUntilKilled = async (url: URL, tf: string): Promise<void> => {
   await Promise.all(floodTasks);
 };
 
+/**
+ * The byte flood (issue 19): 64 connections each send a ~3.9 MB echo and never read its answer
+ * past the status line; each is dropped a second after its status and opened again, until SIGTERM.
+ */
+const bytesFloodUntilKilled = async (url: URL, tf: string): Promise<void> => {
+  let flooding = true;
+  const counts: Record<string, number> = {};
+  const payload = 'z'.repeat(3_900_000);
+  const open = new Set<{ socket: { destroy: () => void } }>();
+  const slot = async (k: number): Promise<void> => {
+    for (let i = 0; flooding && i < 100_000; i += 1) {
+      const c = modernCall(tf, k * 100_000 + i, 'fix_echo', { text: payload });
+      const h = unreadPost(url, c.headers, c.body);
+      open.add(h);
+      const status = await h.status;
+      counts[status] = (counts[status] ?? 0) + 1;
+      await new Promise((r) => setTimeout(r, 1000));
+      h.socket.destroy();
+      open.delete(h);
+    }
+  };
+  const tasks = Array.from({ length: 64 }, (_, k) => slot(k));
+  process.on('SIGTERM', () => {
+    flooding = false;
+    for (const h of open) h.socket.destroy();
+    const line = Object.entries(counts)
+      .map(([s, n]) => `${n} x ${s === '0' ? 'closed' : `HTTP ${s}`}`)
+      .join(', ');
+    process.stdout.write(`unread ~3.9 MB echoes: ${line}\n`, () => process.exit(0));
+  });
+  await Promise.all(tasks);
+};
+
+/** The quiet lane alone, then beside `flood` (a mode of this file run as its own process). */
+const caseRun = async (
+  label: string,
+  gw: { url: string; pid: number },
+  tq: string,
+  tf: string,
+  mode: string,
+  hostPid: () => Promise<number>,
+): Promise<void> => {
+  const url = new URL(gw.url);
+  const alone = await quietRun(url, tq);
+  const hp = await hostPid();
+  const before = { front: rssOf(gw.pid).rss, host: hp ? rssOf(hp).rss : 0 };
+  const flood = execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), mode, gw.url, tf], {
+    reject: false,
+    buffer: true,
+  });
+  await new Promise((r) => setTimeout(r, 2500));
+  let peak = { ...before };
+  const sampler = setInterval(() => {
+    peak = { front: Math.max(peak.front, rssOf(gw.pid).rss), host: hp ? Math.max(peak.host, rssOf(hp).rss) : 0 };
+  }, 100);
+  const under = await quietRun(url, tq);
+  clearInterval(sampler);
+  flood.kill('SIGTERM');
+  const counts = String((await flood).stdout).trim();
+  await new Promise((r) => setTimeout(r, 3000));
+  const after = await quietRun(url, tq);
+  const base = { p50: Math.min(alone.p50, after.p50), p99: Math.min(alone.p99, after.p99) };
+  const f = (x: number): string => x.toFixed(2).padStart(8);
+  process.stdout.write(`\nfairness, ${label}: the quiet lane's sequential tools/call, ${N} calls each (ms)\n`);
+  process.stdout.write('| quiet lane        |      p50 |      p99 | errors |\n|---|---|---|---|\n');
+  process.stdout.write(`| alone, before     | ${f(alone.p50)} | ${f(alone.p99)} | ${alone.errors} |\n`);
+  process.stdout.write(`| alone, after      | ${f(after.p50)} | ${f(after.p99)} | ${after.errors} |\n`);
+  process.stdout.write(`| while flood runs  | ${f(under.p50)} | ${f(under.p99)} | ${under.errors} |\n`);
+  process.stdout.write(`| ratio to the better alone | ${f(under.p50 / base.p50)}x | ${f(under.p99 / base.p99)}x | goal p99 <= 2x |\n`);
+  process.stdout.write(
+    `RSS growth during the flood: front +${(peak.front - before.front).toFixed(0)} MB, host +${(peak.host - before.host).toFixed(0)} MB (goal < 200 MB each)\n`,
+  );
+  process.stdout.write(`flood lane meanwhile (its own process): ${counts}\n`);
+};
+
 const main = async (): Promise<void> => {
   const gw = await startGateway(`${policyHead()}
 trustDomains: { public: { kind: shared } }
@@ -136,34 +212,18 @@ lanes:
   try {
     for (let i = 0; i < 1500; i += 1) await post(url, modernCall(tq, i, 'fix_echo', { text: 'w' }));
     for (let i = 0; i < 300; i += 1) await post(url, modernCall(tf, i, 'fix_echo', { text: 'w' }));
-    const alone = await quietRun(url, tq);
-
-    // The flood runs in its own process, so the quiet lane's client never waits behind it.
-    const flood = execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), '--flood', gw.url, tf], {
-      reject: false,
-      buffer: true,
-    });
-    await new Promise((r) => setTimeout(r, 2500));
-    const under = await quietRun(url, tq);
-    flood.kill('SIGTERM');
-    const counts = String((await flood).stdout).trim();
-    // Alone again after the flood: the first run is the least warm, so the baseline is the better of two.
-    await new Promise((r) => setTimeout(r, 3000));
-    const after = await quietRun(url, tq);
-    const base = { p50: Math.min(alone.p50, after.p50), p99: Math.min(alone.p99, after.p99) };
-
-    const f = (x: number): string => x.toFixed(2).padStart(8);
-    process.stdout.write(`\nfairness: the quiet lane's sequential tools/call, ${N} calls each (ms)\n`);
-    process.stdout.write('| quiet lane        |      p50 |      p99 | errors |\n|---|---|---|---|\n');
-    process.stdout.write(`| alone, before     | ${f(alone.p50)} | ${f(alone.p99)} | ${alone.errors} |\n`);
-    process.stdout.write(`| alone, after      | ${f(after.p50)} | ${f(after.p99)} | ${after.errors} |\n`);
-    process.stdout.write(`| while flood runs  | ${f(under.p50)} | ${f(under.p99)} | ${under.errors} |\n`);
-    process.stdout.write(`| ratio to the better alone | ${f(under.p50 / base.p50)}x | ${f(under.p99 / base.p99)}x | goal p99 <= 2x |\n`);
-    process.stdout.write(`flood lane meanwhile (its own process): ${counts}\n`);
+    const hostPid = async (): Promise<number> => {
+      const p = (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { pid: number }> };
+      return Object.values(p.hosts)[0]?.pid ?? 0;
+    };
+    const only = process.env.BENCH_CASE;
+    if (!only || only === 'calls') await caseRun('a lane flooding with calls, sessions and streams', gw, tq, tf, '--flood', hostPid);
+    if (!only || only === 'bytes') await caseRun('a lane pulling 64 unread ~3.9 MB answers', gw, tq, tf, '--bytes-flood', hostPid);
   } finally {
     await gw.stop();
   }
 };
 
 if (process.argv[2] === '--flood') await floodUntilKilled(new URL(process.argv[3] ?? ''), process.argv[4] ?? '');
+else if (process.argv[2] === '--bytes-flood') await bytesFloodUntilKilled(new URL(process.argv[3] ?? ''), process.argv[4] ?? '');
 else await main();

@@ -16,6 +16,8 @@ export const N16 = Number(process.env.BENCH_N16 ?? 12000);
 /** The large-payload rows: a 256 KiB echo each way, fewer calls. */
 const BIG = 256 * 1024;
 const NBIG = Number(process.env.BENCH_NBIG ?? 300);
+/** Calls of the 1 MB rows (the 16 MB rows make an eighth of them). */
+const NLARGE = Number(process.env.BENCH_NLARGE ?? 80);
 
 export type Call = () => Promise<void>;
 export interface Stats {
@@ -106,6 +108,24 @@ const pathsThrough = async (label: string, url: URL, headers: Record<string, str
     if (!r.includes('hi')) throw new Error(`unexpected ${r}`);
   };
   out.push([`${label} lean (2026-07-28)`, await run(modern, N1, 1), await run(modern, N16, 16)]);
+  // Large answers (issue 19): a 1 MB and a 16 MB echo each way, c=1 and c=4 (c=2 for 16 MB).
+  for (const [name, size, n, c] of [
+    ['1 MB', 1_000_000, NLARGE, 4],
+    ['16 MB', 16_000_000, Math.max(4, Math.floor(NLARGE / 8)), 2],
+  ] as const) {
+    const payload = 'x'.repeat(size);
+    const large = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: tool, arguments: { message: payload }, _meta: MODERN_META },
+    });
+    const call: Call = async () => {
+      const r = await httpPost(url, large, h);
+      if (r.length < size) throw new Error(`short answer: ${r.slice(0, 200)}`);
+    };
+    out.push([`${label} lean, ${name} echo`, await run(call, n, 1, 3), await run(call, n, c, 0)]);
+  }
   return out;
 };
 
@@ -133,7 +153,7 @@ export const floorRows = async (): Promise<[string, Stats, Stats][]> => {
     bridge.kill('SIGTERM');
   }
   const gw = await startGateway(
-    `${policyHead()}
+    `${policyHead('  maxBodyBytes: 33554432')}
 trustDomains: { public: { kind: shared } }
 servers:
   every: { prefix: every, domain: public, stdio: { command: node, args: ["${EVERYTHING}", "stdio"] } }
