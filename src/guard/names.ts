@@ -4,6 +4,7 @@ import type { VisibleString } from './strings.js';
 /** The MCP specification's tool name rule (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . — applied to prompts too. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 /** C0 and C1 controls and DEL: never part of a name, a URI or a title a lane is shown. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this regex's purpose
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**

@@ -6,6 +6,7 @@ import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { type Log, liteLogger, logsArePretty } from '../log/lite.js';
 import { LINK_MAX_LINE, LinePeer } from '../rpc/peer.js';
 import { resultTooLarge } from '../rpc/too-large.js';
+import { largeText } from '../rpc/gc-hint.js';
 import { launchStdio } from '../upstream/stdio-child.js';
 import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import { connectHttp } from '../upstream/http-client.js';
@@ -102,6 +103,7 @@ export const serveHost = (
     {
       sliced: true,
       maxLine: LINK_MAX_LINE,
+      onLarge: (chars) => largeText().note(chars),
       // What the host re-serialised may differ in length from what the child wrote (escapes): the
       // link still never carries an answer past the bound.
       maxSend: {

@@ -3,6 +3,7 @@ import { LanegateError } from '../errors.js';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { LinePeer, MAX_LINE } from '../rpc/peer.js';
 import { resultTooLarge } from '../rpc/too-large.js';
+import { largeText } from '../rpc/gc-hint.js';
 import { spawnPiped, stopPiped } from '../supervision/spawn.js';
 import {
   CLIENT_CAPABILITIES,
@@ -78,6 +79,7 @@ export const launchStdio = async (
     },
     {
       maxLine: limit,
+      onLarge: (chars) => largeText().note(chars),
       oversize: (o) => {
         ev.onLimit?.({
           detail: 'answer over gateway.limits.resultBytes',

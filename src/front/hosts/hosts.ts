@@ -6,10 +6,7 @@ import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
 import { LINK_MAX_LINE, LinePeer } from '../../rpc/peer.js';
-import { GcHint } from '../transport/gc-hint.js';
-
-/** Large answers from every host count toward one collection hint (see gc-hint.ts). */
-const largeLines = new GcHint();
+import { largeText } from '../../rpc/gc-hint.js';
 import { ENTRIES } from '../../install-paths.js';
 
 /**
@@ -130,7 +127,7 @@ export class HostManager {
         onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
         endReason: `host "${key}" ended (crashed or exited) during the call`,
       },
-      { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeLines.note(chars) },
+      { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeText().note(chars) },
     );
     void child.exited.then((r) => {
       peer.close(`host "${key}" exited`);

@@ -1,5 +1,7 @@
 import { type Exchange, type Pace, type Replied, whenClosed } from './exchange.js';
 import { ERR } from '../../rpc/jsonrpc.js';
+import { largeText } from '../../rpc/gc-hint.js';
+import { LARGE_LINE } from '../../rpc/peer.js';
 import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import type { LoadKind, LoadRefusal } from './lane-load.js';
@@ -117,6 +119,7 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
   const r = await readBody(c.incoming, max);
   if (!r.ok) return tooLarge(c, max, !r.drained);
   const text = r.text;
+  if (text.length > LARGE_LINE) largeText().note(text.length);
   if (jsonDepthOver(text, g.limits.jsonDepth))
     return rpcError(
       c,

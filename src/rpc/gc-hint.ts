@@ -44,3 +44,11 @@ export class GcHint {
     if (this.gc) setImmediate(this.gc);
   }
 }
+
+let shared: GcHint | undefined;
+
+/** One hint per process: every large line or body it reads counts toward the same collection. */
+export const largeText = (): GcHint => {
+  shared ??= new GcHint();
+  return shared;
+};
