@@ -63,7 +63,16 @@ export const serveHost = (
               ...(lane === undefined ? { capabilities: SHARED_CLIENT_CAPABILITIES } : {}),
             },
           )
-        : connectHttp(server, lane, secrets, ev),
+        : connectHttp(
+            server,
+            lane,
+            secrets,
+            {
+              ...ev,
+              onLimit: (info) => log.warn({ event: 'upstream_limit', server: server.name, lane, ...info }, 'upstream went past a limit'),
+            },
+            host.resultBytes,
+          ),
     {
       notify: (method: string, params: Record<string, unknown>) => peer?.notify(method, params),
       request: (method, params, timeoutMs) =>

@@ -2,6 +2,7 @@ import { LanegateError } from '../errors.js';
 import type { ServerConfig } from '../policy/model.js';
 import { RpcEndpoint } from '../rpc/endpoint.js';
 import { ERR, type Id, RpcFailure, type RpcMessage } from '../rpc/jsonrpc.js';
+import { resultTooLarge } from '../rpc/too-large.js';
 import { CLIENT_CAPABILITIES, CLIENT_INFO, UPSTREAM_PROTOCOL_VERSION, type UpstreamConn, type UpstreamEvents } from './conn.js';
 import { expandLane } from '../policy/placeholders.js';
 
@@ -20,11 +21,40 @@ export const expandHeaders = (
     Object.entries(headers).map(([k, v]) => [k, expandLane(v, lane).replace(SECRET_REF, (_w, n: string) => secrets.get(n) ?? '')]),
   );
 
-/** Every JSON-RPC message of a POST's answer, in order: one JSON body, or the events of an SSE stream. */
-const messagesOf = async (res: Response, each: (m: RpcMessage) => void): Promise<void> => {
+/** An answer past gateway.limits.resultBytes: reading stopped at `bytes`. */
+class TooLarge extends Error {
+  constructor(readonly bytes: number) {
+    super('answer too large');
+  }
+}
+
+/** A JSON body read up to `limit` bytes, never further. */
+const boundedText = async (res: Response, limit: number): Promise<string> => {
+  const declared = Number(res.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > limit) {
+    await res.body?.cancel().catch(() => undefined);
+    throw new TooLarge(declared);
+  }
+  if (!res.body) return '';
+  const decoder = new TextDecoder();
+  const parts: string[] = [];
+  let n = 0;
+  for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    n += chunk.byteLength;
+    if (n > limit) throw new TooLarge(n);
+    parts.push(decoder.decode(chunk, { stream: true }));
+  }
+  return parts.join('') + decoder.decode();
+};
+
+/**
+ * Every JSON-RPC message of a POST's answer, in order: one JSON body, or the events of an SSE
+ * stream. A body or an event past `limit` bytes is not read further (TooLarge).
+ */
+const messagesOf = async (res: Response, each: (m: RpcMessage) => void, limit: number): Promise<void> => {
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('application/json')) {
-    each((await res.json()) as RpcMessage);
+    each(JSON.parse(await boundedText(res, limit)) as RpcMessage);
     return;
   }
   if (!type.includes('text/event-stream') || !res.body) return;
@@ -32,6 +62,7 @@ const messagesOf = async (res: Response, each: (m: RpcMessage) => void): Promise
   let buf = '';
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     buf += decoder.decode(chunk, { stream: true });
+    if (buf.length > limit) throw new TooLarge(buf.length);
     for (let sep = buf.indexOf('\n\n'); sep >= 0; sep = buf.indexOf('\n\n')) {
       const data = buf
         .slice(0, sep)
@@ -55,6 +86,8 @@ export const connectHttp = async (
   lane: string | undefined,
   secrets: ReadonlyMap<string, string>,
   ev: UpstreamEvents,
+  /** gateway.limits.resultBytes: an answer past it is refused, not read. */
+  resultBytes = 32 * 1024 * 1024,
 ): Promise<UpstreamConn> => {
   if (server.transport.kind !== 'http') throw new LanegateError('internal', 'not an http server');
   const url = expandLane(server.transport.url, lane);
@@ -124,7 +157,11 @@ export const connectHttp = async (
     if (!res.ok && res.status !== 202) throw new RpcFailure({ code: ERR.unavailable, message: `HTTP upstream answered ${res.status}` });
     const sid = res.headers.get('mcp-session-id');
     if (sid) sessionId = sid;
-    await messagesOf(res, (m) => endpoint.receive(m)).catch(() => undefined);
+    await messagesOf(res, (m) => endpoint.receive(m), resultBytes).catch((e: unknown) => {
+      if (!(e instanceof TooLarge) || id === undefined) return;
+      ev.onLimit?.({ detail: 'answer over gateway.limits.resultBytes', bytes: e.bytes, limit: resultBytes });
+      endpoint.fail(id, resultTooLarge(server.name, e.bytes, resultBytes));
+    });
     if (id !== undefined && endpoint.isPending(id)) throw new RpcFailure({ code: ERR.internal, message: 'HTTP upstream sent no response' });
   };
 
