@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_PROGRESS_TOKEN, paramsProblem, text } from '../../src/front/mcp/param-checks.js';
-import { enqueue, MAX_QUEUED } from '../../src/front/transport/sse-pump.js';
+import { enqueue, MAX_QUEUED, MAX_QUEUED_BYTES } from '../../src/front/transport/sse-pump.js';
 
 const hostile = { toString: 1 };
 
@@ -53,5 +53,18 @@ describe('what a lane may ask the gateway to repeat back is bounded', () => {
     assert.equal(q.length, MAX_QUEUED);
     assert.equal(q[0]?.id, 'r1', "the server's request stays");
     assert.deepEqual(q.at(-1)?.params, { progress: MAX_QUEUED * 3 - 1 }, 'the newest progress is kept');
+  });
+
+  it('and at most MAX_QUEUED_BYTES of them: large notifications are dropped oldest first, a request never', () => {
+    const q: Record<string, unknown>[] = [
+      { jsonrpc: '2.0', id: 'r1', method: 'elicitation/create', params: { big: 'y'.repeat(1024 * 1024) } },
+    ];
+    const big = 'x'.repeat(1024 * 1024);
+    for (let i = 0; i < 100; i++) enqueue(q, { jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: big, i } });
+    const bytes = q.reduce((n, m) => n + JSON.stringify(m).length, 0);
+    assert.ok(bytes <= MAX_QUEUED_BYTES, `${bytes} bytes queued`);
+    assert.equal(q[0]?.id, 'r1');
+    assert.equal((q.at(-1)?.params as { i: number }).i, 99);
+    assert.ok(q.length > 10 && q.length < 20);
   });
 });

@@ -20,11 +20,23 @@ export interface PumpSource {
  */
 export const MAX_QUEUED = 1000;
 
-/** Queues `m`, dropping the oldest notification if the queue is full. */
+/** The most bytes of messages a stream holds for a client that does not read (the same rule: oldest notifications go). */
+export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
+
+/** A queued message's size as it will be written, kept beside it (symbol keys are not serialised). */
+const SIZE = Symbol('size');
+const sizeOf = (m: Message): number => ((m as { [SIZE]?: number })[SIZE] ??= JSON.stringify(m)?.length ?? 0);
+const isNotification = (q: Message): boolean => typeof q.method === 'string' && q.method.startsWith('notifications/') && q.id === undefined;
+
+/** Queues `m`, dropping the oldest notifications while the queue is over its count or its bytes. */
 export const enqueue = (queue: Message[], m: Message): void => {
-  if (queue.length >= MAX_QUEUED) {
-    const i = queue.findIndex((q) => typeof q.method === 'string' && q.method.startsWith('notifications/') && q.id === undefined);
-    if (i >= 0) queue.splice(i, 1);
+  let bytes = sizeOf(m);
+  for (const q of queue) bytes += sizeOf(q);
+  while (queue.length >= MAX_QUEUED || bytes > MAX_QUEUED_BYTES) {
+    const i = queue.findIndex(isNotification);
+    if (i < 0) break;
+    bytes -= sizeOf(queue[i] as Message);
+    queue.splice(i, 1);
   }
   queue.push(m);
 };
