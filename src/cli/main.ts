@@ -212,6 +212,20 @@ program
   });
 
 program
+  .command('audit')
+  .description('the audit trail: one record per lane request that reached an upstream (never arguments or results)')
+  .option('--lane <lane>', 'only this lane')
+  .option('--server <server>', 'only this server')
+  .option('--since <when>', 'only records since: a duration back from now (15m, 1h, 2d) or an ISO 8601 time')
+  .option('--json', 'machine-readable')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate audit --lane research --since 1h', 'lanegate audit --server memory --json | jq ".records[]"'))
+  .action(async (o: { lane?: string; server?: string; since?: string; json?: boolean; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./audit.js')).runAudit(policy, { ...o, json: o.json ?? false }));
+  });
+
+program
   .command('reload')
   .description('make the running gateway re-read its policy and keys (as SIGHUP does)')
   .addOption(urlOption())
