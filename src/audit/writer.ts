@@ -83,7 +83,7 @@ export class AuditWriter {
         if (now - this.lastWarn > 60_000) {
           this.lastWarn = now;
           this.log.warn(
-            { event: 'audit_write_failed', detail: e instanceof Error ? (e as NodeJS.ErrnoException).code ?? e.message : 'unknown' },
+            { event: 'audit_write_failed', detail: e instanceof Error ? ((e as NodeJS.ErrnoException).code ?? e.message) : 'unknown' },
             'audit records could not be written; they are counted and marked as a gap',
           );
         }

@@ -194,7 +194,7 @@ const audit = z.strictObject({
   hashArguments: z
     .boolean()
     .default(AUDIT_DEFAULTS.hashArguments)
-    .describe('Add a SHA-256 of each call\'s arguments (arguments and results themselves are never recorded)'),
+    .describe("Add a SHA-256 of each call's arguments (arguments and results themselves are never recorded)"),
 });
 
 const gateway = z.strictObject({

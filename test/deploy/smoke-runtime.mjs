@@ -433,7 +433,10 @@ try {
         () => true,
         () => false,
       );
-      rule('a ConfigMap update (..data swap) applies without a restart (serve --watch)', applied ? '' : `lane ${probeLane} not served:\n${log.slice(-1500)}`);
+      rule(
+        'a ConfigMap update (..data swap) applies without a restart (serve --watch)',
+        applied ? '' : `lane ${probeLane} not served:\n${log.slice(-1500)}`,
+      );
       const kept = issue(first.lane); // before the broken policy: `token issue` refuses one too
       swapConfigMap(`${stringifyYaml(next)}\nbogusKey: 1\n`);
       const refused = await until('the broken policy to be refused', 20_000, async () => /reload_refused/.test(log)).then(
@@ -441,8 +444,15 @@ try {
         () => false,
       );
       const still = (await call(first.lane, kept)).body.includes(want);
-      rule('a broken ConfigMap update is refused and logged; the running policy keeps serving', refused && still ? '' : `refused ${refused}, serving ${still}`);
-    } else rule('a ConfigMap update applies without a restart', 'the policy is not a ConfigMap mounted as a directory (subPath: kubelet never updates it)');
+      rule(
+        'a broken ConfigMap update is refused and logged; the running policy keeps serving',
+        refused && still ? '' : `refused ${refused}, serving ${still}`,
+      );
+    } else
+      rule(
+        'a ConfigMap update applies without a restart',
+        'the policy is not a ConfigMap mounted as a directory (subPath: kubelet never updates it)',
+      );
   }
 
   // --- the process tree ------------------------------------------------------------------------

@@ -235,7 +235,9 @@ rule('every ConfigMap/Secret a volume references is in the kustomization', missi
 const policyMount = gwMounts.find((m) => policyArg === m.mountPath || policyArg?.startsWith(`${m.mountPath}/`));
 const policyVol = policyMount && volumes.get(policyMount.name);
 const cm = policyVol?.configMap && named('ConfigMap', policyVol.configMap.name);
-const inMount = policyMount?.subPath ?? (policyMount && policyArg !== policyMount.mountPath ? policyArg.slice(policyMount.mountPath.length + 1) : undefined);
+const inMount =
+  policyMount?.subPath ??
+  (policyMount && policyArg !== policyMount.mountPath ? policyArg.slice(policyMount.mountPath.length + 1) : undefined);
 const items = policyVol?.configMap?.items;
 const cmKey = inMount && (items ? items.find((i) => i.path === inMount)?.key : inMount);
 const policyText = cmKey ? cm?.data?.[cmKey] : undefined;

@@ -89,7 +89,9 @@ describe('the audit trail: one record per upstream request, read back with `lane
     const text = readFileSync(auditFile(), 'utf8');
     assert.ok(!text.includes('ARG-SECRET'), 'no argument or result text in the file');
     const kids = (
-      (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { children: { server: string; placement: string; pid: number }[] }> }
+      (await operatorApi(gw, '/api/processes')) as {
+        hosts: Record<string, { children: { server: string; placement: string; pid: number }[] }>;
+      }
     ).hosts.public?.children;
     const shared = kids?.find((k) => k.server === 'everything' && k.placement === 'shared');
     assert.ok(shared, JSON.stringify(kids));

@@ -111,9 +111,9 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
     assert.equal(names[names.length - 1], n - 1);
     assert.deepEqual(
       names,
-      names.map((_, i) => names[0] + i),
+      names.map((_, i) => (names[0] ?? 0) + i),
     );
-    assert.ok(names[0] > 0, 'the oldest records were rotated out');
+    assert.ok((names[0] ?? 0) > 0, 'the oldest records were rotated out');
     assert.ok(readAudit(dir, { lane: 'a' }).records.every((r) => r.lane === 'a'));
     assert.ok(readAudit(dir, { since: Date.now() + 60_000 }).records.length === 0);
   });
@@ -143,7 +143,16 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
     const dir = path.join(base, 'audit');
     appendFileSync(dir, 'not a directory');
     let warned = 0;
-    const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 1 << 20, keep: 2, hashArguments: false }), { warn: () => void (warned += 1) }, 5);
+    const w = new AuditWriter(
+      dir,
+      () => ({ enabled: true, maxBytes: 1 << 20, keep: 2, hashArguments: false }),
+      {
+        warn: () => {
+          warned += 1;
+        },
+      },
+      5,
+    );
     w.add(rec(1));
     w.add(rec(2));
     await w.flush();

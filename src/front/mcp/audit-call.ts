@@ -60,7 +60,13 @@ export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: C
  * request's origin taken now, the record built when it ends.
  */
 export const auditorOf = (
-  d: { onAudit?: ((r: AuditRecord) => void) | undefined; tokenId?: string | undefined; holder?: string | undefined; laneBody?: { text: string } | undefined; policy: () => { gateway: { audit: { enabled: boolean; hashArguments: boolean } } } },
+  d: {
+    onAudit?: ((r: AuditRecord) => void) | undefined;
+    tokenId?: string | undefined;
+    holder?: string | undefined;
+    laneBody?: { text: string } | undefined;
+    policy: () => { gateway: { audit: { enabled: boolean; hashArguments: boolean } } };
+  },
   lane: string,
   req: RpcRequest,
   server: string,

@@ -59,7 +59,10 @@ export const watchPolicy = (file: string, reload: () => Promise<ReloadResult>, l
       const r = await reload();
       if (!r.ok) log.warn({ event: 'policy_watch_refused', file }, 'the changed policy was refused; the running policy keeps serving');
     } catch (e) {
-      log.error({ event: 'policy_watch_failed', detail: e instanceof Error ? e.message : String(e) }, 'reload after a policy change failed');
+      log.error(
+        { event: 'policy_watch_failed', detail: e instanceof Error ? e.message : String(e) },
+        'reload after a policy change failed',
+      );
     } finally {
       running = false;
     }
