@@ -20,6 +20,7 @@ import { FIXTURE, policyHead, ROOT, startGateway } from '../helpers/gateway.js';
 import { execa } from 'execa';
 import { LinePeer } from '../../src/rpc/peer.js';
 
+import { auditCost } from './audit-cost.js';
 import { agent, benchGateway, type Call, floorRows, httpPost, N1, N16, run, type Stats } from './paths.js';
 
 const main = async (): Promise<void> => {
@@ -166,6 +167,8 @@ lanes:
   }
   console.log('\ntools/list for the default policy (lane research: everything + memory):');
   for (const [lane, bytes] of sizes) console.log(`  ${lane === 'research' ? 'catalog: full  ' : 'catalog: search'}  ${bytes} bytes`);
+  // What recording costs: the same calls through a gateway with the audit trail on and one with it off.
+  for (const l of await auditCost()) console.log(l);
   agent.destroy();
 };
 

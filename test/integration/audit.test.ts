@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/client';
@@ -88,6 +88,8 @@ describe('the audit trail: one record per upstream request, read back with `lane
     const all = records();
     const text = readFileSync(auditFile(), 'utf8');
     assert.ok(!text.includes('ARG-SECRET'), 'no argument or result text in the file');
+    assert.equal(statSync(auditFile()).mode & 0o777, 0o600, 'the audit file is readable by the operator only');
+    assert.equal(statSync(path.dirname(auditFile())).mode & 0o777, 0o700);
     const kids = (
       (await operatorApi(gw, '/api/processes')) as {
         hosts: Record<string, { children: { server: string; placement: string; pid: number }[] }>;
