@@ -46,6 +46,7 @@ program
   .option('--port <n>', "listen on this port instead of the policy's (0: any free port)")
   .option('--demo', 'create demo secrets for the embedded default policy')
   .option('--no-lane-configs', 'do not print ready-to-paste lane configs (they hold bearer tokens)')
+  .option('--watch', 'reload by itself when the policy file changes (a ConfigMap swap included); a policy that fails check is refused')
   .addOption(
     new Option('--log-level <level>', 'trace, debug, info, warn, error or fatal (default: $LANEGATE_LOG_LEVEL or info)').choices([
       'trace',
@@ -56,8 +57,11 @@ program
       'fatal',
     ]),
   )
-  .addHelpText('after', example('lanegate serve --policy /etc/lanegate/policy.yaml --no-lane-configs', 'lanegate serve --log-level debug'))
-  .action(async (o: { policy?: string; port?: string; demo?: boolean; laneConfigs: boolean; logLevel?: string }) => {
+  .addHelpText(
+    'after',
+    example('lanegate serve --policy /etc/lanegate/policy.yaml --no-lane-configs --watch', 'lanegate serve --log-level debug'),
+  )
+  .action(async (o: { policy?: string; port?: string; demo?: boolean; laneConfigs: boolean; logLevel?: string; watch?: boolean }) => {
     // Before any logger exists; hosts inherit it through their environment.
     if (o.logLevel) process.env.LANEGATE_LOG_LEVEL = o.logLevel;
     const { runServe } = await import('./serve.js');
@@ -67,6 +71,7 @@ program
         ...(o.port !== undefined ? { port: Number(o.port) } : {}),
         demo: o.demo ?? false,
         printLaneConfigs: o.laneConfigs,
+        watch: o.watch ?? false,
       }),
     );
   });
@@ -209,6 +214,20 @@ program
   .action(async (o: { url?: string; policy?: string }) => {
     const policy = await policyOf(o.policy);
     if (policy) done(await (await import('./measure.js')).runMeasure(policy, o.url));
+  });
+
+program
+  .command('audit')
+  .description('the audit trail: one record per lane request that reached an upstream (never arguments or results)')
+  .option('--lane <lane>', 'only this lane')
+  .option('--server <server>', 'only this server')
+  .option('--since <when>', 'only records since: a duration back from now (15m, 1h, 2d) or an ISO 8601 time')
+  .option('--json', 'machine-readable')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate audit --lane research --since 1h', 'lanegate audit --server memory --json | jq ".records[]"'))
+  .action(async (o: { lane?: string; server?: string; since?: string; json?: boolean; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./audit.js')).runAudit(policy, { ...o, json: o.json ?? false }));
   });
 
 program

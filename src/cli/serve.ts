@@ -12,6 +12,8 @@ export interface ServeArgs {
   port?: number;
   demo: boolean;
   printLaneConfigs: boolean;
+  /** Reload by itself when the policy file changes (policy-watch.ts). */
+  watch?: boolean;
 }
 
 /** Runs a CLI step in its own process (keys, secrets and tokens never enter the front). */
@@ -47,14 +49,18 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
     out.write('\n');
     await step(['token', 'issue', '--policy', a.policy, '--all', '--url', url, '--ttl', '30d']);
   }
+  const watching = a.watch ? (await import('../front/operator/policy-watch.js')).watchPolicy(a.policy, () => gw.reload(), log) : undefined;
   out.write(
-    `\nCtrl-C stops the gateway and every process it started; kill -HUP ${process.pid} (or lanegate reload) re-reads the policy.\n`,
+    watching
+      ? `\nCtrl-C stops the gateway and every process it started; edits to ${a.policy} reload by themselves (--watch).\n`
+      : `\nCtrl-C stops the gateway and every process it started; kill -HUP ${process.pid} (or lanegate reload) re-reads the policy.\n`,
   );
   let stopping = false;
   const stop = (sig: string): void => {
     if (stopping) return;
     stopping = true;
     log.info({ event: 'front_stopping', signal: sig }, 'stopping');
+    watching?.close();
     void gw.close().then(() => process.exit(0));
     setTimeout(() => process.exit(0), 12_000).unref();
   };

@@ -42,6 +42,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
       if (error) gw.metrics.errors.inc({ server, lane, kind: error });
       gw.lastSeen.set(lane, Date.now());
     },
+    onAudit: (r) => gw.audit.add(r),
   });
   let cached: McpHttpDeps | undefined;
   const d = (): McpHttpDeps => {

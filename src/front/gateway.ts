@@ -37,6 +37,7 @@ import { FairShare } from './transport/fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './operator/live-review.js';
 import { CHECK_EVERY_MS, managePool } from './transport/connection-pool.js';
+import { AuditWriter, auditDir } from '../audit/writer.js';
 
 const LIST_OF: Record<string, ListMethod[]> = {
   'notifications/tools/list_changed': ['tools/list'],
@@ -99,6 +100,8 @@ export class Gateway {
   readonly evaluator: Evaluator;
   /** Lanes moved off shared children by requests outside the demonstrated scope (until their host restarts). */
   readonly escalations = new Escalations();
+  /** The audit trail (audit/audit.jsonl): the front is its single writer. */
+  readonly audit: AuditWriter;
 
   /** The listen port came from the command line, not the policy (a reload may not change the policy's). */
   get portOverridden(): boolean {
@@ -113,6 +116,7 @@ export class Gateway {
     this.guard = readGuard(o.policy.gateway.stateDir, true);
     this.guardWriter = new GuardWriter(this.guard, o.policy.gateway.stateDir, o.log);
     readTrust(o.policy.gateway.stateDir, true);
+    this.audit = new AuditWriter(auditDir(o.policy.gateway.stateDir), () => this.policy.gateway.audit, o.log);
     this.evidence = new Evidence(o.policy);
     logRecordProblems(this.evidence.problems, o.log);
     this.auth = new LaneAuth(o.publicKeys, () => this.policy, o.policy.gateway.issuer, o.policy.gateway.audience);
@@ -302,6 +306,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     await this.guardWriter.flush();
+    await this.audit.close();
     this.sessions.closeAll();
     await this.hosts.close();
     await new Promise<void>((resolve) => {

@@ -22,6 +22,7 @@ import { prefixResultUris } from './surface.js';
 import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
+import { withVia } from '../link/via.js';
 
 type Params = Record<string, unknown>;
 
@@ -272,7 +273,9 @@ export class Host {
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      return prefixResultUris(method, slot.config.prefix, result);
+      // Where it ran, for the front's audit record (cut off before the lane sees the result).
+      const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
+      return withVia(prefixResultUris(method, slot.config.prefix, result), via);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });

@@ -84,6 +84,7 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
       maxBodyBytes: doc.gateway.maxBodyBytes,
       limits: doc.gateway.limits,
       allowedOrigins: doc.gateway.allowedOrigins,
+      audit: doc.gateway.audit,
       ...(doc.gateway.publicUrl ? { publicUrl: doc.gateway.publicUrl } : {}),
     },
     domains,

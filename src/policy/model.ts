@@ -12,6 +12,15 @@ export interface GatewayConfig {
   limits: Limits;
   allowedOrigins: string[];
   publicUrl?: string;
+  audit: AuditConfig;
+}
+
+/** gateway.audit: the audit trail's file and rotation. */
+export interface AuditConfig {
+  enabled: boolean;
+  maxBytes: number;
+  keep: number;
+  hashArguments: boolean;
 }
 
 /** gateway.limits: what one lane, and the whole front, may have open at once. */

@@ -227,6 +227,24 @@ const limits = z.strictObject({
     .describe('A connection whose client takes none of an answer for this long is closed and its buffers freed'),
 });
 
+/** Defaults for `gateway.audit`: on, 10 MiB per file, the current file plus five rotated ones. */
+export const AUDIT_DEFAULTS = { enabled: true, maxBytes: 10 * 1024 * 1024, keep: 5, hashArguments: false };
+
+const audit = z.strictObject({
+  enabled: z.boolean().default(AUDIT_DEFAULTS.enabled).describe('Write one record per lane request that reaches an upstream'),
+  maxBytes: z
+    .number()
+    .int()
+    .min(4096)
+    .default(AUDIT_DEFAULTS.maxBytes)
+    .describe('Size past which <stateDir>/audit/audit.jsonl is rotated to audit.1.jsonl'),
+  keep: z.number().int().min(1).max(100).default(AUDIT_DEFAULTS.keep).describe('Rotated files kept (audit.1.jsonl ... audit.N.jsonl)'),
+  hashArguments: z
+    .boolean()
+    .default(AUDIT_DEFAULTS.hashArguments)
+    .describe("Add a SHA-256 of each call's arguments (arguments and results themselves are never recorded)"),
+});
+
 const gateway = z.strictObject({
   listen: listen.default('127.0.0.1:8750'),
   stateDir: z.string().default('./.lanegate'),
@@ -241,6 +259,7 @@ const gateway = z.strictObject({
   allowedOrigins: z.array(z.string()).default([]),
   publicUrl: z.url().optional(),
   limits: limits.default(LIMIT_DEFAULTS).describe('What one lane (and the whole gateway) may open at once'),
+  audit: audit.default(AUDIT_DEFAULTS).describe('The audit trail: one JSONL record per upstream request, never arguments or results'),
 });
 
 export const policySchema = z.strictObject({
@@ -254,6 +273,7 @@ export const policySchema = z.strictObject({
     maxBodyBytes: 4 * 1024 * 1024,
     allowedOrigins: [],
     limits: LIMIT_DEFAULTS,
+    audit: AUDIT_DEFAULTS,
   }),
   commands: z.record(name, command).default({}),
   trustDomains: z.record(name, trustDomain),

@@ -10,6 +10,7 @@
  *   (b)  lean HTTP client → lanegate front → host → the same upstream (modern era, JSON)
  *   (b') the same through a legacy session
  * Prints p50/p99 and calls/s at concurrency 1 and 16 (4 for the 256 KiB echo), and the ratios b/a.
+ * The audit trail is on, as in production; LANEGATE_BENCH_AUDIT=off runs the same with it off.
  */
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -19,7 +20,8 @@ import { FIXTURE, policyHead, ROOT, startGateway } from '../helpers/gateway.js';
 import { execa } from 'execa';
 import { LinePeer } from '../../src/rpc/peer.js';
 
-import { agent, type Call, floorRows, httpPost, N1, N16, run, type Stats } from './paths.js';
+import { auditCost } from './audit-cost.js';
+import { agent, benchGateway, type Call, floorRows, httpPost, N1, N16, run, type Stats } from './paths.js';
 
 const main = async (): Promise<void> => {
   const rows: [string, Stats, Stats][] = [];
@@ -47,7 +49,7 @@ const main = async (): Promise<void> => {
 
   // (b) through lanegate.
   const gw = await startGateway(
-    `${policyHead()}
+    `${policyHead(benchGateway())}
 trustDomains: { public: { kind: shared } }
 servers:
   fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
@@ -138,7 +140,7 @@ lanes:
   }
 
   const f = (x: number): string => x.toFixed(3);
-  console.log('\ntools/call: latency in ms, throughput in calls/s (2 cores; same run)\n');
+  console.log(`\ntools/call: latency in ms, throughput in calls/s (2 cores; same run; audit ${benchGateway() ? 'off' : 'on'})\n`);
   console.log('path                                          c=1 p50   c=1 p99   c=1 rps    c=16 p50  c=16 p99  c=16 rps');
   for (const [label, s1, s16] of rows) {
     console.log(
@@ -165,6 +167,8 @@ lanes:
   }
   console.log('\ntools/list for the default policy (lane research: everything + memory):');
   for (const [lane, bytes] of sizes) console.log(`  ${lane === 'research' ? 'catalog: full  ' : 'catalog: search'}  ${bytes} bytes`);
+  // What recording costs: the same calls through a gateway with the audit trail on and one with it off.
+  for (const l of await auditCost()) console.log(l);
   agent.destroy();
 };
 

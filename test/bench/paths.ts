@@ -11,6 +11,11 @@ import { EVERYTHING, policyHead, startGateway } from '../helpers/gateway.js';
 
 // Three processes must be JIT-warm before we measure steady state (the first ~2k calls run several times slower).
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 3000);
+/**
+ * The gateway settings of the benched policies: LANEGATE_BENCH_AUDIT=off turns the audit trail off
+ * (on by default, as in production), to measure what recording costs.
+ */
+export const benchGateway = (): string => (process.env.LANEGATE_BENCH_AUDIT === 'off' ? '  audit: { enabled: false }' : '');
 export const N1 = Number(process.env.BENCH_N1 ?? 3000);
 export const N16 = Number(process.env.BENCH_N16 ?? 12000);
 /** The large-payload rows: a 256 KiB echo each way, fewer calls. */
@@ -153,7 +158,7 @@ export const floorRows = async (): Promise<[string, Stats, Stats][]> => {
     bridge.kill('SIGTERM');
   }
   const gw = await startGateway(
-    `${policyHead('  maxBodyBytes: 33554432')}
+    `${policyHead(`  maxBodyBytes: 33554432\n${benchGateway()}`)}
 trustDomains: { public: { kind: shared } }
 servers:
   every: { prefix: every, domain: public, stdio: { command: node, args: ["${EVERYTHING}", "stdio"] } }

@@ -148,6 +148,7 @@ rule(
   cmd[0] === 'serve' && cmd[cmd.indexOf('--policy') + 1] === '/etc/lanegate/policy.yaml' ? '' : JSON.stringify(cmd),
 );
 rule('CMD does not print lane tokens into the log (--no-lane-configs)', cmd.includes('--no-lane-configs') ? '' : JSON.stringify(cmd));
+rule('CMD reloads an edited policy by itself (--watch)', cmd.includes('--watch') ? '' : JSON.stringify(cmd));
 
 const volumes = of(final, 'VOLUME').flatMap((i) => (json(i).length ? json(i) : args(i)));
 rule('state dir is a VOLUME (/var/lib/lanegate)', volumes.includes('/var/lib/lanegate') ? '' : `VOLUME ${volumes.join(' ') || '(none)'}`);

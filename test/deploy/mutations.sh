@@ -70,6 +70,7 @@ mutate 'npm install instead of npm ci' 'FAIL dependencies installed with npm ci'
 mutate 'dev dependencies shipped' 'FAIL runtime node_modules come from' container/Dockerfile 's/COPY --from=deps \/opt\/lanegate\/node_modules/COPY --from=build \/src\/node_modules/' -- dockerlint
 mutate 'ADD from a URL' 'FAIL no ADD of a URL' container/Dockerfile 's/^COPY package.json \.\/\n(ENV|COPY --from)/ADD https:\/\/example.invalid\/x.tgz \/tmp\/\nCOPY package.json .\/\n$1/m' -- dockerlint
 mutate 'unknown instruction flag' 'FAIL syntax' container/Dockerfile 's/HEALTHCHECK --interval=30s/HEALTHCHECK --intervl=30s/' -- dockerlint
+mutate 'serve without --watch in the image' 'FAIL CMD reloads an edited policy by itself' container/Dockerfile 's/"--no-lane-configs", "--watch"\]/"--no-lane-configs"]/' -- dockerlint
 mutate 'ignore file lets local state in' 'FAIL ignore file keeps local state' container/Dockerfile.dockerignore 's/^\*\n//m' -- dockerlint
 
 echo "Kubernetes"
@@ -86,6 +87,8 @@ mutate 'Secret not in the kustomization' 'FAIL every ConfigMap/Secret a volume r
 mutate 'world-readable secret files' 'FAIL secret files not world-readable' k8s/daemonset.yaml 's/defaultMode: 288 # 0440$/defaultMode: 420/m' -- k8s
 mutate 'real-looking secret value' 'FAIL example Secret values are placeholders' k8s/secret-example.yaml 's/PLACEHOLDER-team-mail-token-replace-me/ghp_a1b2c3d4e5f6/' -- k8s
 mutate 'ConfigMap drifted from the example policy' 'FAIL ConfigMap policy is' k8s/configmap.yaml 's/(ops:\n\s+servers: )\[team\]/$1\[team, mail\]/' -- k8s
+mutate 'policy mounted with subPath (never follows ConfigMap updates)' 'FAIL the policy ConfigMap is mounted as a directory' k8s/daemonset.yaml 's#mountPath: /etc/lanegate/policy\n#mountPath: /etc/lanegate/policy/policy.yaml\n              subPath: policy.yaml\n#' -- k8s
+mutate 'serve without --watch in the DaemonSet' 'FAIL the gateway runs serve --watch' k8s/daemonset.yaml 's/, --no-lane-configs, --watch\]/, --no-lane-configs]/' -- k8s
 mutate 'pod uid is not the image uid' 'FAIL pod runAsUser is the image USER' container/Dockerfile 's/^USER 10001:10001$/USER 10002:10002/m' -- k8s
 
 echo "policy"

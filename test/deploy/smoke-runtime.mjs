@@ -27,6 +27,8 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
+  renameSync,
+  symlinkSync,
   chmodSync,
   chownSync,
   cpSync,
@@ -43,7 +45,7 @@ import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parseAllDocuments, parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 
 const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const systemd = process.argv.includes('--systemd');
@@ -115,9 +117,13 @@ const ds = docs.find((d) => d?.kind === 'DaemonSet');
 const gw = ds?.spec?.template?.spec?.containers?.[0] ?? {};
 const vols = new Map((ds?.spec?.template?.spec?.volumes ?? []).map((v) => [v.name, v]));
 const policyPath = gw.args?.[gw.args.indexOf('--policy') + 1] ?? '/etc/lanegate/policy.yaml';
-const policyMount = (gw.volumeMounts ?? []).find((m) => m.mountPath === policyPath);
-const cm = docs.find((d) => d?.kind === 'ConfigMap' && d.metadata?.name === vols.get(policyMount?.name)?.configMap?.name);
-const policyText = cm?.data?.[policyMount?.subPath ?? 'policy.yaml'];
+// The ConfigMap mounted as a directory holding the policy (or, the old way, a subPath file).
+const policyMount = (gw.volumeMounts ?? []).find((m) => m.mountPath === policyPath || policyPath.startsWith(`${m.mountPath}/`));
+const cmVol = vols.get(policyMount?.name)?.configMap;
+const cm = docs.find((d) => d?.kind === 'ConfigMap' && d.metadata?.name === cmVol?.name);
+const inMount = policyMount?.subPath ?? policyPath.slice((policyMount?.mountPath.length ?? 0) + 1);
+const policyKey = cmVol?.items ? cmVol.items.find((i) => i.path === inMount)?.key : inMount;
+const policyText = cm?.data?.[policyKey ?? 'policy.yaml'];
 if (!policyText) {
   console.log(`  FAIL no ConfigMap policy mounted at ${policyPath}`);
   process.exit(1);
@@ -219,8 +225,28 @@ try {
   });
   const policy = parseYaml(policyText);
   const listen = policy.gateway?.listen ?? '127.0.0.1:8750';
-  const localPolicy = path.join(etc, path.basename(policyPath));
-  writeFileSync(localPolicy, move(policyText).replace(`listen: ${listen}`, `listen: 127.0.0.1:${port}`));
+  const localText = move(policyText).replace(`listen: ${listen}`, `listen: 127.0.0.1:${port}`);
+  // As kubelet lays out a ConfigMap volume mounted as a directory: the data in a timestamped
+  // directory, `..data` a symlink to it, each key a symlink through `..data`. An update writes a
+  // new directory and renames a new symlink over `..data` (swapConfigMap below). A subPath mount
+  // is a plain copy that kubelet never updates.
+  const cmDir = policyMount && !policyMount.subPath && !systemd ? move(policyMount.mountPath) : undefined;
+  const localPolicy = cmDir ? path.join(cmDir, inMount) : path.join(etc, path.basename(policyPath));
+  let generation = 0;
+  const swapConfigMap = (text) => {
+    generation += 1;
+    const gen = `..2026_01_01_00_00_0${generation}.${generation}`;
+    mkdirSync(path.join(cmDir, gen, path.dirname(inMount)), { recursive: true });
+    writeFileSync(path.join(cmDir, gen, inMount), text);
+    symlinkSync(gen, path.join(cmDir, '..data_tmp'));
+    renameSync(path.join(cmDir, '..data_tmp'), path.join(cmDir, '..data'));
+    return gen;
+  };
+  if (cmDir) {
+    mkdirSync(cmDir, { recursive: true });
+    swapConfigMap(localText);
+    symlinkSync(path.join('..data', inMount), localPolicy);
+  } else writeFileSync(localPolicy, localText);
   // kubelet: each key of the mounted Secret becomes a file in the mount directory. In systemd
   // mode the same files get the README's ownership: root:lanegate, 0640 in 0750 directories.
   for (const m of gw.volumeMounts ?? []) {
@@ -289,7 +315,7 @@ try {
       process.execPath,
       path.join(app, entrypoint[1]),
       ...entrypoint.slice(2),
-      ...cmd.map((a) => (a === policyPath ? localPolicy : a)),
+      ...cmd.map((a, i) => (cmd[i - 1] === '--policy' ? localPolicy : a)),
     ];
     env = { PATH: process.env.PATH, NODE_ENV: 'production', HOME: state, LANEGATE_HOME: state, LANEGATE_POLICY: localPolicy };
   }
@@ -346,17 +372,10 @@ try {
     for (const s of lane.servers ?? []) {
       const server = policy.servers?.[s];
       if (server && secretValues.has(server.domain) && !calls.some((c) => c.domain === server.domain))
-        calls.push({ lane: laneName, server, domain: server.domain });
+        calls.push({ lane: laneName, server, name: s, domain: server.domain });
     }
   }
-  for (const c of calls) {
-    const issue = [...(systemd ? ['setpriv', `--reuid=${UID}`, `--regid=${UID}`, '--clear-groups', '--'] : []), argv[0], cli];
-    const token = execFileSync(issue[0], [...issue.slice(1), 'token', 'issue', '--policy', localPolicy, '--lane', c.lane, '--quiet'], {
-      cwd: systemd ? state : app,
-      env,
-      encoding: 'utf8',
-    }).trim();
-    const name = `${c.server.prefix}_whoami`;
+  const whoami = async (token, name) => {
     const meta = {
       'io.modelcontextprotocol/protocolVersion': '2026-07-28',
       'io.modelcontextprotocol/clientInfo': { name: 'deploy-smoke', version: '1' },
@@ -374,12 +393,66 @@ try {
       },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: {}, _meta: meta } }),
     });
-    const body = await res.text();
+    return { status: res.status, body: await res.text() };
+  };
+  for (const c of calls) {
+    const issue = [...(systemd ? ['setpriv', `--reuid=${UID}`, `--regid=${UID}`, '--clear-groups', '--'] : []), argv[0], cli];
+    const token = execFileSync(issue[0], [...issue.slice(1), 'token', 'issue', '--policy', localPolicy, '--lane', c.lane, '--quiet'], {
+      cwd: systemd ? state : app,
+      env,
+      encoding: 'utf8',
+    }).trim();
+    const name = `${c.server.prefix}_whoami`;
+    const { status, body } = await whoami(token, name);
     const want = createHash('sha256').update(secretValues.get(c.domain)).digest('hex').slice(0, 12);
     rule(
       `lane ${c.lane} -> ${name}: host of ${c.domain} holds that domain's secret`,
-      body.includes(`credential fingerprint ${want}`) ? '' : `${res.status} ${body.slice(0, 300)}`,
+      body.includes(`credential fingerprint ${want}`) ? '' : `${status} ${body.slice(0, 300)}`,
     );
+  }
+
+  // --- a ConfigMap update, applied in place (serve --watch) ---------------------------------------
+  // kubelet's atomic swap with one more lane: served without a restart. Then a broken policy:
+  // refused, and the running one keeps serving. A subPath mount never sees the update at all.
+  if (!systemd && calls.length > 0) {
+    const first = calls[0];
+    const probeLane = 'watch-smoke';
+    const next = parseYaml(localText);
+    next.lanes = { ...(next.lanes ?? {}), [probeLane]: { servers: [first.name] } };
+    const issue = (lane) =>
+      execFileSync(argv[0], [cli, 'token', 'issue', '--policy', localPolicy, '--lane', lane, '--quiet'], {
+        cwd: app,
+        env,
+        encoding: 'utf8',
+      }).trim();
+    const call = async (lane, token = issue(lane)) => whoami(token, `${first.server.prefix}_whoami`);
+    const want = createHash('sha256').update(secretValues.get(first.domain)).digest('hex').slice(0, 12);
+    if (cmDir) {
+      swapConfigMap(stringifyYaml(next));
+      const applied = await until('the updated ConfigMap to apply', 20_000, async () => (await call(probeLane)).body.includes(want)).then(
+        () => true,
+        () => false,
+      );
+      rule(
+        'a ConfigMap update (..data swap) applies without a restart (serve --watch)',
+        applied ? '' : `lane ${probeLane} not served:\n${log.slice(-1500)}`,
+      );
+      const kept = issue(first.lane); // before the broken policy: `token issue` refuses one too
+      swapConfigMap(`${stringifyYaml(next)}\nbogusKey: 1\n`);
+      const refused = await until('the broken policy to be refused', 20_000, async () => /reload_refused/.test(log)).then(
+        () => true,
+        () => false,
+      );
+      const still = (await call(first.lane, kept)).body.includes(want);
+      rule(
+        'a broken ConfigMap update is refused and logged; the running policy keeps serving',
+        refused && still ? '' : `refused ${refused}, serving ${still}`,
+      );
+    } else
+      rule(
+        'a ConfigMap update applies without a restart',
+        'the policy is not a ConfigMap mounted as a directory (subPath: kubelet never updates it)',
+      );
   }
 
   // --- the process tree ------------------------------------------------------------------------

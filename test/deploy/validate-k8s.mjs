@@ -230,12 +230,28 @@ for (const v of volumes.values()) {
 }
 rule('every ConfigMap/Secret a volume references is in the kustomization', missingRefs.join(', '));
 
-const policyMount = gwMounts.find((m) => m.mountPath === policyArg);
+// The policy's ConfigMap is mounted as a directory (kubelet then follows updates by swapping its
+// ..data symlink); a subPath mount is a copy taken at pod start that never changes.
+const policyMount = gwMounts.find((m) => policyArg === m.mountPath || policyArg?.startsWith(`${m.mountPath}/`));
 const policyVol = policyMount && volumes.get(policyMount.name);
 const cm = policyVol?.configMap && named('ConfigMap', policyVol.configMap.name);
-const cmKey = policyMount?.subPath && (policyVol.configMap.items ?? []).find((i) => i.path === policyMount.subPath)?.key;
-const policyText = cm?.data?.[cmKey ?? policyMount?.subPath];
+const inMount =
+  policyMount?.subPath ??
+  (policyMount && policyArg !== policyMount.mountPath ? policyArg.slice(policyMount.mountPath.length + 1) : undefined);
+const items = policyVol?.configMap?.items;
+const cmKey = inMount && (items ? items.find((i) => i.path === inMount)?.key : inMount);
+const policyText = cmKey ? cm?.data?.[cmKey] : undefined;
 rule(`--policy ${policyArg} is a file mounted from a ConfigMap`, policyText ? '' : 'no ConfigMap key mounted at that path');
+rule(
+  'the policy ConfigMap is mounted as a directory, not with subPath (a subPath mount never sees ConfigMap updates)',
+  policyMount?.subPath ? `${policyMount.name} at ${policyMount.mountPath} uses subPath: ${policyMount.subPath}` : '',
+);
+rule(
+  'the gateway runs serve --watch (a ConfigMap update reloads the policy without a restart)',
+  gw.args?.[0] === 'serve' && gw.args.includes('--watch') ? '' : `args ${JSON.stringify(gw.args)}`,
+);
+const policyEnv = (gw.env ?? []).find((e) => e.name === 'LANEGATE_POLICY')?.value;
+rule('LANEGATE_POLICY is the --policy file', policyEnv === undefined || policyEnv === policyArg ? '' : `LANEGATE_POLICY ${policyEnv}`);
 const exampleText = readFileSync(policyFile, 'utf8');
 rule(`ConfigMap policy is ${rel(policyFile)} verbatim`, policyText === exampleText ? '' : 'differs (edit both together)');
 const policy = policyText ? parseYaml(policyText) : {};

@@ -37,7 +37,16 @@ export const cli = (args: string[], opts: { cwd?: string } = {}) =>
  */
 export const startGateway = async (
   policyYaml: string,
-  opts: { secrets?: Record<string, string>; nodeArgs?: string[]; env?: Record<string, string>; dir?: string } = {},
+  opts: {
+    secrets?: Record<string, string>;
+    nodeArgs?: string[];
+    env?: Record<string, string>;
+    dir?: string;
+    /** Extra `serve` arguments (e.g. --watch). */
+    serveArgs?: string[];
+    /** The policy file's path (relative to the dir), if not policy.yaml. */
+    policyPath?: string;
+  } = {},
 ): Promise<RunningGateway> => {
   const dir = opts.dir ?? tempDir('gw');
   const stateDir = path.join(dir, 'state');
@@ -46,13 +55,13 @@ export const startGateway = async (
     mkdirSync(path.dirname(f), { recursive: true });
     writeFileSync(f, content, { mode: 0o600 });
   }
-  const policyFile = path.join(dir, 'policy.yaml');
-  writeFileSync(policyFile, policyYaml);
+  const policyFile = path.join(dir, opts.policyPath ?? 'policy.yaml');
+  if (opts.policyPath === undefined) writeFileSync(policyFile, policyYaml);
   let err = '';
   let out = '';
   const proc = execa(
     process.execPath,
-    [...(opts.nodeArgs ?? []), CLI, 'serve', '--policy', policyFile, '--port', '0', '--no-lane-configs'],
+    [...(opts.nodeArgs ?? []), CLI, 'serve', '--policy', policyFile, '--port', '0', '--no-lane-configs', ...(opts.serveArgs ?? [])],
     {
       cwd: dir,
       reject: false,

@@ -14,6 +14,9 @@ import type { Era } from '../../upstream/conn.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { laneStatus, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 import { type Plan, planRequest } from './plan.js';
+import type { AuditRecord } from '../../audit/record.js';
+import { splitRawVia } from '../../link/via.js';
+import { auditorOf } from './audit-call.js';
 
 export interface DispatchDeps {
   policy: () => Policy;
@@ -55,6 +58,10 @@ export interface DispatchDeps {
   /** For a lane: the servers it was moved off a shared child for, and by which request. */
   escalated: (lane: string) => Record<string, { request: string; at: number }>;
   instructions: string;
+  /** The lane token's id (jti), for the audit record. */
+  tokenId?: string;
+  /** Takes one audit record per forwarded request (the front's audit log). */
+  onAudit?: (r: AuditRecord) => void;
 }
 
 export interface Dispatched {
@@ -177,14 +184,20 @@ const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Ext
   };
   // The lane's body, while this request still carries exactly the params parsed from it.
   const body = req.params !== undefined && d.laneBody?.params === req.params ? d.laneBody : undefined;
+  const audit = auditorOf(d, lane, req, server, target, seconds);
   try {
-    const raw = body
-      ? await d.hostRequestRaw(hostKey, LINK.forward, laneBodyParams(req.method, body.text, caller, d.trace), timeoutMs, d.signal)
-      : await d.hostRequestRaw(hostKey, req.method, callerParams(params, caller, d.trace), timeoutMs, d.signal);
+    // The host's note of where the request ran is cut off here, before anything reads the result.
+    const { raw, via } = splitRawVia(
+      body
+        ? await d.hostRequestRaw(hostKey, LINK.forward, laneBodyParams(req.method, body.text, caller, d.trace), timeoutMs, d.signal)
+        : await d.hostRequestRaw(hostKey, req.method, callerParams(params, caller, d.trace), timeoutMs, d.signal),
+    );
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
       d.onSubscription?.(lane, d.holder ?? '', target, req.method === 'resources/subscribe');
     // The metric's label only: a nested "isError":true would count a success as a tool error.
-    d.onCall?.(server, lane, req.method, seconds(), raw.text.includes('"isError":true') ? 'tool_error' : undefined);
+    const toolError = raw.text.includes('"isError":true');
+    d.onCall?.(server, lane, req.method, seconds(), toolError ? 'tool_error' : undefined);
+    audit?.({ via, outcome: toolError ? 'tool_error' : 'ok', out: raw.text });
     return d.rawResults && CALL_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
   } catch (e) {
     const failed = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
@@ -193,13 +206,9 @@ const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Ext
       failed.code === ERR.timeout && isLinkTimeout(failed)
         ? { code: ERR.timeout, message: `${req.method} timed out after ${timeoutMs} ms` }
         : failed;
-    d.onCall?.(
-      server,
-      lane,
-      req.method,
-      seconds(),
-      rpc.code === ERR.timeout ? 'timeout' : rpc.code === ERR.unavailable ? 'unavailable' : 'protocol',
-    );
+    const kind = rpc.code === ERR.timeout ? 'timeout' : rpc.code === ERR.unavailable ? 'unavailable' : 'protocol';
+    d.onCall?.(server, lane, req.method, seconds(), kind);
+    audit?.({ outcome: 'error', errorCode: rpc.code, error: rpc.code === ERR.notInCatalog ? 'not_in_catalog' : kind, out: rpc.message });
     if (req.method === 'tools/call' && (rpc.code === ERR.unavailable || rpc.code === ERR.timeout)) {
       // A tool of an unavailable upstream answers loudly, as a tool error the agent reads.
       return {

@@ -131,7 +131,7 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
     if (full) return full;
     return answer(
       c,
-      d,
+      { ...d, tokenId: claims.jti },
       lane,
       req,
       undefined,
@@ -183,7 +183,7 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
   const full = await takeTurn(c, d, lane);
   if (full) return full;
-  return answer(c, d, lane, msg, sid, legacyRender(msg.id), text);
+  return answer(c, { ...d, tokenId: claims.jti }, lane, msg, sid, legacyRender(msg.id), text);
 };
 
 export const handleGet = async (c: Exchange, d: McpHttpDeps): Promise<Replied> => {
