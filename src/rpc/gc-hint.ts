@@ -26,7 +26,7 @@ export class GcHint {
   private gc: (() => void) | undefined | null = null;
 
   constructor(
-    private readonly everyBytes = 64 * 1024 * 1024,
+    private readonly everyBytes = 32 * 1024 * 1024,
     private readonly minGapMs = 200,
     private readonly now: () => number = Date.now,
   ) {}

@@ -51,7 +51,8 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     await gw?.stop();
   });
 
-  it('refuses an answer over resultBytes at once, naming the setting, the server and the size; the child goes on serving', async () => {
+  it('refuses an answer over resultBytes at once, naming the setting, the server and the size; the child goes on serving', async (t) => {
+    await call(ta, 'fix_echo', { text: 'warm' }); // the child is started: what is timed is the answer alone
     const t0 = Date.now();
     const r = await call(ta, 'fix_big', { n: 150_000_000 });
     const ms = Date.now() - t0;
@@ -60,6 +61,7 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     assert.match(r.body.error?.message ?? '', /server "fix"/);
     assert.equal(r.body.error?.data?.limit, 'gateway.limits.resultBytes');
     assert.ok(Number(r.body.error?.data?.bytes) > 32 * 1024 * 1024);
+    t.diagnostic(`150 MB answer refused after ${ms} ms: ${r.body.error?.message}`);
     assert.ok(ms < 2000, `refused after ${ms} ms`);
     // The warn line names the server and the limit; the same child answers the next call.
     assert.match(gw.stderr(), /"level":"?(warn|40)"?[^\n]*upstream_limit[^\n]*"server":"fix"/);
@@ -78,7 +80,7 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     assert.match(r.body.result?.content?.[0]?.text ?? '', /y{3900000}/);
   });
 
-  it('44 unread 24 MB answers leave the front alive and under 400 MB, and the other lane is served throughout', async () => {
+  it('44 unread 24 MB answers leave the front alive and under 400 MB, and the other lane is served throughout', async (t) => {
     const front = gw.pid;
     const held: ReturnType<typeof unreadPost>[] = [];
     let quietOk = 0;
@@ -104,6 +106,8 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     flooding = false;
     await quiet;
     for (const h of held) h.socket.destroy();
+    const count = (s: number) => statuses.filter((x) => x === s).length;
+    t.diagnostic(`front peak RSS ${mem.peak.toFixed(0)} MB; statuses 200 x${count(200)}, 429 x${count(429)}; quiet lane ${quietOk} ok, ${quietFailed} failed`);
     assert.ok(mem.peak < 400, `front peak RSS ${mem.peak.toFixed(0)} MB`);
     assert.equal(quietFailed, 0);
     assert.ok(quietOk > 10, `quiet lane answered ${quietOk} times`);
@@ -114,7 +118,7 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     assert.equal(refused.body.result?.content?.[0]?.text, 'still here');
   });
 
-  it('64 unread 4 MB echoes: front and host each grow by less than 200 MB, and the other lane is served', async () => {
+  it('64 unread 4 MB echoes: front and host each grow by less than 200 MB, and the other lane is served', async (t) => {
     const procs = (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { pid: number }> };
     const hostPid = Object.values(procs.hosts)[0]?.pid ?? 0;
     assert.ok(hostPid > 0);
@@ -140,6 +144,7 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
       await sleep(50);
     }
     for (const h of held) h.socket.destroy();
+    t.diagnostic(`front +${(peakFront - before.front).toFixed(0)} MB, host +${(peakHost - before.host).toFixed(0)} MB; quiet lane failed ${quietFailed}/60`);
     assert.equal(quietFailed, 0);
     assert.ok(peakFront - before.front < 200, `front grew ${(peakFront - before.front).toFixed(0)} MB`);
     assert.ok(peakHost - before.host < 200, `host grew ${(peakHost - before.host).toFixed(0)} MB`);
