@@ -107,7 +107,9 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     await quiet;
     for (const h of held) h.socket.destroy();
     const count = (s: number) => statuses.filter((x) => x === s).length;
-    t.diagnostic(`front peak RSS ${mem.peak.toFixed(0)} MB; statuses 200 x${count(200)}, 429 x${count(429)}; quiet lane ${quietOk} ok, ${quietFailed} failed`);
+    t.diagnostic(
+      `front peak RSS ${mem.peak.toFixed(0)} MB; statuses 200 x${count(200)}, 429 x${count(429)}; quiet lane ${quietOk} ok, ${quietFailed} failed`,
+    );
     assert.ok(mem.peak < 400, `front peak RSS ${mem.peak.toFixed(0)} MB`);
     assert.equal(quietFailed, 0);
     assert.ok(quietOk > 10, `quiet lane answered ${quietOk} times`);
@@ -144,7 +146,9 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
       await sleep(50);
     }
     for (const h of held) h.socket.destroy();
-    t.diagnostic(`front +${(peakFront - before.front).toFixed(0)} MB, host +${(peakHost - before.host).toFixed(0)} MB; quiet lane failed ${quietFailed}/60`);
+    t.diagnostic(
+      `front +${(peakFront - before.front).toFixed(0)} MB, host +${(peakHost - before.host).toFixed(0)} MB; quiet lane failed ${quietFailed}/60`,
+    );
     assert.equal(quietFailed, 0);
     assert.ok(peakFront - before.front < 200, `front grew ${(peakFront - before.front).toFixed(0)} MB`);
     assert.ok(peakHost - before.host < 200, `host grew ${(peakHost - before.host).toFixed(0)} MB`);

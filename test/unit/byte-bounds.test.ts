@@ -134,3 +134,43 @@ describe('send budget and byte turns', () => {
     assert.equal(t.inFlightOf('a'), 0);
   });
 });
+
+describe('JSON depth check', () => {
+  it('agrees with a character-by-character scan on random texts, escapes and long strings included', async () => {
+    const { jsonDepthOver } = await import('../../src/front/transport/body.js');
+    const naive = (text: string, limit: number): boolean => {
+      let depth = 0;
+      let inString = false;
+      for (let i = 0; i < text.length; i += 1) {
+        const ch = text.charCodeAt(i);
+        if (inString) {
+          if (ch === 92) i += 1;
+          else if (ch === 34) inString = false;
+          continue;
+        }
+        if (ch === 34) inString = true;
+        else if (ch === 123 || ch === 91) {
+          depth += 1;
+          if (depth > limit) return true;
+        } else if (ch === 125 || ch === 93) depth -= 1;
+      }
+      return false;
+    };
+    let seed = 42;
+    const rnd = (n: number): number => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const alphabet = ['{', '}', '[', ']', '"', '\\', 'a', 'b', ' ', ',', ':', '\\"', '"x"', '{"k":"[[["}'];
+    for (let c = 0; c < 3000; c += 1) {
+      const parts: string[] = [];
+      for (let k = rnd(60); k > 0; k -= 1) parts.push(alphabet[rnd(alphabet.length)] ?? '');
+      const text = parts.join('');
+      const limit = 1 + rnd(6);
+      assert.equal(jsonDepthOver(text, limit), naive(text, limit), JSON.stringify(text));
+    }
+    const long = `{"a":"${'[{'.repeat(1_000_000)}","b":[[[[1]]]]}`;
+    assert.equal(jsonDepthOver(long, 3), true);
+    assert.equal(jsonDepthOver(long, 5), false);
+  });
+});

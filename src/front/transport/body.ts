@@ -46,6 +46,9 @@ export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math
     incoming.on('close', onError);
   });
 
+/** Where a JSON string's plain run ends: its closing quote or an escape. */
+const STRING_STOP = /["\\]/g;
+
 /**
  * The deepest nesting of arrays and objects in a JSON text, stopping as soon as it passes
  * `limit` (so a hostile 100,000-deep value costs one linear scan and nothing recursive). Pure.
@@ -59,6 +62,13 @@ export const jsonDepthOver = (text: string, limit: number): boolean => {
       if (ch === 92)
         i += 1; // backslash: skip the escaped character
       else if (ch === 34) inString = false;
+      else {
+        // Jump to the string's next quote or backslash natively: a large string costs one regex scan, not a loop.
+        STRING_STOP.lastIndex = i;
+        const m = STRING_STOP.exec(text);
+        if (!m) return false;
+        i = m.index - 1;
+      }
       continue;
     }
     if (ch === 34) inString = true;
