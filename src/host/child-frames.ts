@@ -8,6 +8,7 @@ import type { HostOut } from '../link/protocol.js';
 import type { ProgressTokens } from './progress-tokens.js';
 import type { ResourceRelay } from './resource-relay.js';
 import type { ChildScope, ServerSlot } from './slot.js';
+import type { SecretGate } from './secret-gate.js';
 
 type Params = Record<string, unknown>;
 
@@ -17,6 +18,8 @@ export interface ChildFrameDeps {
   progress: ProgressTokens;
   resources: ResourceRelay;
   log: Log;
+  /** Scans a lane's answer (sampling, elicitation) before it goes up to the child. */
+  secrets?: SecretGate;
   /** A child's list changed: its surface is re-vetted before the front is told. */
   onListChanged: (server: string, scope: ChildScope, method: ListChanged) => void;
   /** The server retreated to dedicated children (after its shared ones stopped). */
@@ -63,7 +66,10 @@ export class ChildFrames {
     if (route.kind === 'answer') return {};
     if (route.kind === 'relay') {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
-      return this.d.out.request(LINK.clientRequest, { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+      const answer = await this.d.out.request(LINK.clientRequest, { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+      const slot = this.d.slot(server);
+      if (slot) this.d.secrets?.arguments(slot.config, route.lane, r.method, answer);
+      return answer;
     }
     const slot = this.d.slot(server);
     if (route.kind === 'hazard' && slot) {

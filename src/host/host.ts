@@ -22,6 +22,7 @@ import { prefixResultUris } from './surface.js';
 import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
+import { SecretGate } from './secret-gate.js';
 
 type Params = Record<string, unknown>;
 
@@ -45,6 +46,7 @@ export class Host {
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
   private readonly gate: GateDeps;
+  private readonly secrets: SecretGate;
 
   constructor(
     private cfg: HostConfig,
@@ -52,7 +54,10 @@ export class Host {
     private readonly out: HostOut,
     private readonly log: Log,
     private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
+    /** The values of this domain's secrets: no call or answer carries one (layer three of the guard). */
+    injectedSecrets: Iterable<string> = [],
   ) {
+    this.secrets = new SecretGate(injectedSecrets, out, log);
     this.gate = {
       vettedSurface: (slot, lane, era) => this.vettedSurface(slot, lane, era),
       unavailable: (server, lane) => this.unavailable(server, lane),
@@ -76,6 +81,7 @@ export class Host {
       progress: this.progress,
       resources: this.resources,
       log,
+      secrets: this.secrets,
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
       // Subscriptions held on a retreated shared child move to each lane's own, started now.
       onRetreated: (server) => {
@@ -256,6 +262,7 @@ export class Host {
     }
     this.refreshTrust();
     const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
+    this.secrets.arguments(slot.config, lane, method, params);
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';
@@ -267,7 +274,7 @@ export class Host {
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      return prefixResultUris(method, slot.config.prefix, result);
+      return prefixResultUris(method, slot.config.prefix, this.secrets.answer(slot.config, lane, method, result));
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });

@@ -82,6 +82,7 @@ export const serveHost = (
         },
       );
     },
+    secrets.values(),
   );
   const linked = new LinePeer(link.input, link.output, {
     // LINK.forward carries the lane's body as the front received it: opened here, once, to one shape.

@@ -45,6 +45,8 @@ export const ERR = {
   timeout: -32002,
   /** lanegate: not in this lane's catalog. */
   notInCatalog: -32003,
+  /** lanegate: a secret in a lane's request or an upstream's answer (servers.X.secrets). */
+  secretRefused: -32021,
   /** The request was cancelled. */
   cancelled: -32800,
 } as const;

@@ -1,0 +1,98 @@
+import { SecretDetector, type SecretFinding } from '../guard/secrets/detector.js';
+import { INJECTED_RULE } from '../guard/secrets/injected.js';
+import { type HostOut, LINK } from '../link/protocol.js';
+import type { Log } from '../log/lite.js';
+import type { ServerConfig, SecretsPolicy } from '../policy/model.js';
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
+
+type Params = Record<string, unknown>;
+export type SecretDirection = 'arguments' | 'answers';
+export type SecretAction = 'blocked' | 'redacted' | 'logged';
+
+/** What a server without a `secrets` policy gets (the build step fills it in from the domain's kind). */
+const DEFAULT_POLICY: SecretsPolicy = { arguments: 'block', answers: 'block', ignore: [] };
+/** The `_meta` key an answer carries when lanegate redacted it, and the error data key of a refusal. */
+export const SECRETS_META = 'lanegate/secrets';
+
+const said = (findings: readonly SecretFinding[]): string => {
+  const shown = findings.slice(0, 4).map((f) => `${f.rule} at ${f.path}`);
+  return shown.join(', ') + (findings.length > shown.length ? ` and ${findings.length - shown.length} more` : '');
+};
+
+/**
+ * Layer three of the guard, on the data path: a host scans what a lane sends an upstream and what
+ * the upstream answers, and blocks, redacts or logs per `servers.X.secrets`. A value this host
+ * injects is never let through whatever the policy says. Refusals and logs name the rule and the
+ * path, never the value; every event is reported to the front (which counts it) over the link.
+ */
+export class SecretGate {
+  private readonly detector: SecretDetector;
+  private readonly ignores = new Map<string, ReadonlySet<string>>();
+
+  constructor(
+    injectedValues: Iterable<string>,
+    private readonly out: HostOut,
+    private readonly log: Log,
+  ) {
+    this.detector = new SecretDetector(injectedValues);
+  }
+
+  private policy(server: ServerConfig): { p: SecretsPolicy; ignore: ReadonlySet<string> } {
+    const p = server.secrets ?? DEFAULT_POLICY;
+    let ignore = this.ignores.get(server.name);
+    if (!ignore) {
+      ignore = new Set(p.ignore);
+      this.ignores.set(server.name, ignore);
+    }
+    return { p, ignore };
+  }
+
+  /** A lane's request (or its answer to an upstream's request) on its way up. Throws when refused. */
+  arguments(server: ServerConfig, lane: string, method: string, params: Params): void {
+    const { p, ignore } = this.policy(server);
+    const findings: SecretFinding[] = [];
+    for (const [k, v] of Object.entries(params)) if (k !== '_meta' && k !== 'name') findings.push(...this.detector.scan(v, k, ignore));
+    if (findings.length === 0) return;
+    const injected = findings.some((f) => f.rule === INJECTED_RULE);
+    const action: SecretAction = p.arguments === 'log' && !injected ? 'logged' : 'blocked';
+    this.report(server.name, lane, method, 'arguments', action, findings);
+    if (action === 'blocked')
+      throw new RpcFailure({
+        code: ERR.secretRefused,
+        message: `refused by lanegate: the request holds a secret (${said(findings)}); lanegate does not send secrets to upstream "${server.name}"`,
+        data: { [SECRETS_META]: { direction: 'arguments', action, findings } },
+      });
+  }
+
+  /** An upstream's answer on its way to a lane: returned as is, redacted, or refused (throws). */
+  answer(server: ServerConfig, lane: string, method: string, result: Params): Params {
+    const { p, ignore } = this.policy(server);
+    const findings = this.detector.scan(result, 'result', ignore);
+    if (findings.length === 0) return result;
+    const injected = findings.some((f) => f.rule === INJECTED_RULE);
+    const action: SecretAction = p.answers === 'redact' ? 'redacted' : p.answers === 'log' && !injected ? 'logged' : 'blocked';
+    this.report(server.name, lane, method, 'answers', action, findings);
+    if (action === 'logged') return result;
+    if (action === 'blocked')
+      throw new RpcFailure({
+        code: ERR.secretRefused,
+        message: `lanegate withheld the answer of upstream "${server.name}": it holds a secret (${said(findings)}); see servers.${server.name}.secrets.answers`,
+        data: { [SECRETS_META]: { direction: 'answers', action, findings } },
+      });
+    const redacted = this.detector.redact(result, ignore) as Params;
+    const note = `[lanegate redacted ${findings.length === 1 ? 'a secret' : 'secrets'} from this answer: ${said(findings)}]`;
+    if (method === 'tools/call' && Array.isArray(redacted.content)) redacted.content = [...redacted.content, { type: 'text', text: note }];
+    const meta = redacted._meta !== null && typeof redacted._meta === 'object' ? (redacted._meta as Params) : {};
+    redacted._meta = { ...meta, [SECRETS_META]: { direction: 'answers', action, findings, note } };
+    return redacted;
+  }
+
+  private report(server: string, lane: string, method: string, direction: SecretDirection, action: SecretAction, findings: SecretFinding[]): void {
+    this.log.warn(
+      { event: `secret_${action}`, server, lane, method, direction, findings },
+      `secret ${action} (${direction}) for "${server}": ${said(findings)}`,
+    );
+    const rules = [...new Set(findings.map((f) => f.rule))];
+    this.out.notify(LINK.secret, { server, lane, direction, action, rules });
+  }
+}
