@@ -46,7 +46,7 @@ export const ERR = {
   /** lanegate: not in this lane's catalog. */
   notInCatalog: -32003,
   /** lanegate: a secret in a lane's request or an upstream's answer (servers.X.secrets). */
-  secretRefused: -32021,
+  secretRefused: -32030,
   /** The request was cancelled. */
   cancelled: -32800,
 } as const;

@@ -81,7 +81,7 @@ describe('secrets on the data path (layer three)', () => {
       ['leak_echo', { text: PRIVATE_KEY }, 'arguments.text'],
     ] as const) {
       const r = await call(a, tool, args);
-      assert.equal(r.error?.code, -32021, r.raw);
+      assert.equal(r.error?.code, -32030, r.raw);
       assert.match(r.error?.message ?? '', /private_key/);
       assert.ok(r.error?.message.includes(at), r.error?.message);
       assert.ok(!r.raw.includes('b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'), 'the key never comes back');
@@ -93,12 +93,12 @@ describe('secrets on the data path (layer three)', () => {
 
   it('an AWS key pair in a request is refused with both rules named', async () => {
     const r = await call(a, 'every_echo', { message: `aws_access_key_id=${AKIA}\naws_secret_access_key=${AWS_SECRET}` });
-    assert.equal(r.error?.code, -32021, r.raw);
+    assert.equal(r.error?.code, -32030, r.raw);
     assert.match(r.error?.message ?? '', /aws_access_key_id/);
     assert.match(r.error?.message ?? '', /aws_secret_access_key|env_secret/);
     assert.ok(!r.raw.includes(AKIA) && !r.raw.includes(AWS_SECRET));
     const nested = await call(a, 'leak_echo', { text: 'x', config: { aws: { access_key_id: AKIA, secret_access_key: AWS_SECRET } } });
-    assert.equal(nested.error?.code, -32021);
+    assert.equal(nested.error?.code, -32030);
     assert.ok(nested.error?.message.includes('arguments.config.aws.access_key_id'), nested.error?.message);
   });
 
@@ -109,15 +109,15 @@ describe('secrets on the data path (layer three)', () => {
       ['structured', 'github_token'],
     ] as const) {
       const r = await call(a, 'leak_sample', { kind });
-      assert.equal(r.error?.code, -32021, r.raw);
+      assert.equal(r.error?.code, -32030, r.raw);
       assert.match(r.error?.message ?? '', new RegExp(rule));
       assert.ok(!r.raw.includes(GITHUB) && !r.raw.includes('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9'), `${kind}: the text never reaches the lane`);
     }
     assert.ok((await call(a, 'leak_sample', { kind: 'structured' })).error?.message.includes('result.structuredContent.deploy.value'));
     const prompt = await rpc(a, 'prompts/get', { name: 'leak_sample', arguments: { kind: 'github' } });
-    assert.equal(prompt.error?.code, -32021, prompt.raw);
+    assert.equal(prompt.error?.code, -32030, prompt.raw);
     const read = await rpc(a, 'resources/read', { uri: 'leak+sample://jwt' });
-    assert.equal(read.error?.code, -32021, read.raw);
+    assert.equal(read.error?.code, -32030, read.raw);
     assert.ok(read.error?.message.includes('result.contents[0].text'), read.error?.message);
     assert.ok(!read.raw.includes('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9'), read.raw);
   });
@@ -135,13 +135,13 @@ describe('secrets on the data path (layer three)', () => {
   it("a host never passes its own domain's injected secret value, in any shape, whatever the policy", async () => {
     for (const kind of ['env', 'env_b64']) {
       const r = await call(a, 'vault_sample', { kind });
-      assert.equal(r.error?.code, -32021, r.raw);
+      assert.equal(r.error?.code, -32030, r.raw);
       assert.match(r.error?.message ?? '', /injected_secret/);
       assert.ok(!r.raw.includes(VAULT_TOKEN) && !r.raw.includes(Buffer.from(`v=${VAULT_TOKEN};`).toString('base64').slice(4, 24)));
     }
     // A lane that somehow holds the value cannot send it upstream either.
     const up = await call(a, 'vault_echo', { text: `token ${VAULT_TOKEN}` });
-    assert.equal(up.error?.code, -32021, up.raw);
+    assert.equal(up.error?.code, -32030, up.raw);
   });
 
   it("a principal domain's answers are redacted by default: the lane's mailbox token never reaches it", async () => {

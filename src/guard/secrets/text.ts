@@ -11,6 +11,13 @@ export interface TextHit {
 export const MIN_SECRET_CHARS = 8;
 /** Hits kept per string: enough to redact a dump of keys; a bound on what one string can cost. */
 const MAX_HITS = 256;
+/**
+ * Every rule's match holds one of these (a separator `- _ = : ~`, or a prefix written without one):
+ * most short strings of honest traffic hold none, and cost one test instead of a keyword check per rule.
+ */
+const ANY_RULE = /[-_=:~]|A(?:KIA|SIA|BIA|CCA|3T|Iza)|eyJ|bearer/i;
+/** Strings up to this length are checked for a rule's keywords before the rule runs. */
+const PREFILTER_MAX = 4096;
 
 const wants = (rule: SecretRule, text: string, lower: () => string): boolean => {
   if (rule.keywords) for (const k of rule.keywords) if (text.includes(k)) return true;
@@ -28,6 +35,7 @@ const wants = (rule: SecretRule, text: string, lower: () => string): boolean => 
  */
 export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] => {
   if (text.length < MIN_SECRET_CHARS) return [];
+  if (text.length < PREFILTER_MAX && !ANY_RULE.test(text)) return [];
   let lowered: string | undefined;
   const lower = (): string => {
     lowered ??= text.toLowerCase();
@@ -35,7 +43,9 @@ export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] 
   };
   const hits: TextHit[] = [];
   for (const rule of RULES) {
-    if (ignore?.has(rule.id) || !wants(rule, text, lower)) continue;
+    // On a short string the keywords decide cheaply; on a long one each absent keyword costs a
+    // full pass (measured: ~50 passes, 12 ms a MB), more than running the rule, whose literal start V8 seeks fast.
+    if (ignore?.has(rule.id) || (text.length < PREFILTER_MAX && !wants(rule, text, lower))) continue;
     // The rule's own global pattern, from the start (scanning is synchronous: nothing else runs it meanwhile).
     const re = rule.re;
     re.lastIndex = 0;
@@ -44,7 +54,7 @@ export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] 
         re.lastIndex += 1;
         continue;
       }
-      if (accepts(rule, m)) hits.push({ rule: rule.id, start: m.index, end: blockEnd(rule, text, m.index + m[0].length) });
+      if (accepts(rule, m, text)) hits.push({ rule: rule.id, start: m.index, end: blockEnd(rule, text, m.index + m[0].length) });
     }
     re.lastIndex = 0;
   }
