@@ -87,7 +87,14 @@ export class SecretGate {
     return redacted;
   }
 
-  private report(server: string, lane: string, method: string, direction: SecretDirection, action: SecretAction, findings: SecretFinding[]): void {
+  private report(
+    server: string,
+    lane: string,
+    method: string,
+    direction: SecretDirection,
+    action: SecretAction,
+    findings: SecretFinding[],
+  ): void {
     this.log.warn(
       { event: `secret_${action}`, server, lane, method, direction, findings },
       `secret ${action} (${direction}) for "${server}": ${said(findings)}`,

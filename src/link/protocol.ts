@@ -75,7 +75,13 @@ export interface HostNotes {
   [LINK.inventory]: { server: string; cleared?: boolean; drift?: Params; line?: string; withheld?: boolean };
   [LINK.upstream]: UpstreamEvent;
   /** A secret seen in a call (rule ids only, never a value). */
-  [LINK.secret]: { server: string; lane: string; direction: 'arguments' | 'answers'; action: 'blocked' | 'redacted' | 'logged'; rules: string[] };
+  [LINK.secret]: {
+    server: string;
+    lane: string;
+    direction: 'arguments' | 'answers';
+    action: 'blocked' | 'redacted' | 'logged';
+    rules: string[];
+  };
 }
 
 export type ListChanged =

@@ -53,7 +53,10 @@ const time = (label: string, bytes: number, value: unknown, rounds: number): voi
 const smallArgs = { arguments: { message: 'hello from lane a' } };
 const smallAnswer = { content: [{ type: 'text', text: 'Echo: hello from lane a' }] };
 {
-  for (let i = 0; i < 20_000; i += 1) detector.scan(smallArgs, 'arguments'), detector.scan(smallAnswer, 'result');
+  for (let i = 0; i < 20_000; i += 1) {
+    detector.scan(smallArgs, 'arguments');
+    detector.scan(smallAnswer, 'result');
+  }
   const rounds = 200_000;
   const t = process.hrtime.bigint();
   for (let i = 0; i < rounds; i += 1) {

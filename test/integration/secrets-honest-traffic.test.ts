@@ -27,7 +27,10 @@ const ARGS: Record<string, Record<string, unknown>> = {
   memory_add_observations: { observations: [{ entityName: 'lanegate', contents: ['api key rotation is documented'] }] },
   memory_search_nodes: { query: 'lanegate' },
   memory_open_nodes: { names: ['lanegate'] },
-  fs_write_file: { path: path.join(ROOTDIR, 'notes.md'), content: '# Notes\nDATABASE_URL is set in the deploy env; see docs.\nbuild 7f3a9c2\n' },
+  fs_write_file: {
+    path: path.join(ROOTDIR, 'notes.md'),
+    content: '# Notes\nDATABASE_URL is set in the deploy env; see docs.\nbuild 7f3a9c2\n',
+  },
   fs_read_text_file: { path: path.join(ROOTDIR, 'notes.md') },
   fs_read_file: { path: path.join(ROOTDIR, 'notes.md') },
   fs_read_multiple_files: { paths: [path.join(ROOTDIR, 'notes.md')] },
@@ -73,7 +76,8 @@ describe('secret scanning on honest traffic', () => {
   let calls = 0;
   let answered = 0;
   const rpc = async (method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> => {
-    const r = await modernPost(gw.url, token, (id += 1), method, params);
+    id += 1;
+    const r = await modernPost(gw.url, token, id, method, params);
     calls += 1;
     const err = r.json?.error as { code: number; message: string } | undefined;
     if (err?.code === -32030) refusals.push(`${method} ${String(params.name ?? params.uri)}: ${err.message}`);
@@ -83,7 +87,8 @@ describe('secret scanning on honest traffic', () => {
   };
 
   before(async () => {
-    gw = await startGateway(`${policyHead()}
+    gw = await startGateway(
+      `${policyHead()}
 trustDomains:
   public: { kind: shared }
   alice-mail: { kind: principal, secrets: { MAILBOX_TOKEN: { file: "./secrets/mailbox-{lane}.token" } } }
@@ -96,7 +101,9 @@ servers:
   mail: { prefix: mail, domain: alice-mail, stdio: { command: node, args: ["${MAILBOX}"] } }
 lanes:
   a: { servers: [everything, memory, fs, fix, conf, mail] }
-`, { secrets: { 'secrets/mailbox-a.token': 'mbx-Jd83KqLz0Pw5Rt7Vn2Xc\n' } });
+`,
+      { secrets: { 'secrets/mailbox-a.token': 'mbx-Jd83KqLz0Pw5Rt7Vn2Xc\n' } },
+    );
     token = await gw.token('a');
   });
   after(async () => {

@@ -35,7 +35,12 @@ lanes:
   alice: { servers: [mail] }
 `;
 
-type Answer = { text: string; raw: string; error?: { code: number; message: string; data?: Record<string, unknown> }; result?: Record<string, unknown> };
+type Answer = {
+  text: string;
+  raw: string;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+  result?: Record<string, unknown>;
+};
 
 describe('secrets on the data path (layer three)', () => {
   let gw: RunningGateway;
@@ -43,7 +48,8 @@ describe('secrets on the data path (layer three)', () => {
   let alice: string;
   let id = 0;
   const rpc = async (token: string, method: string, params: Record<string, unknown>): Promise<Answer> => {
-    const r = await modernPost(gw.url, token, (id += 1), method, params);
+    id += 1;
+    const r = await modernPost(gw.url, token, id, method, params);
     const json = r.json ?? {};
     const result = json.result as Record<string, unknown> | undefined;
     return {
@@ -111,7 +117,10 @@ describe('secrets on the data path (layer three)', () => {
       const r = await call(a, 'leak_sample', { kind });
       assert.equal(r.error?.code, -32030, r.raw);
       assert.match(r.error?.message ?? '', new RegExp(rule));
-      assert.ok(!r.raw.includes(GITHUB) && !r.raw.includes('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9'), `${kind}: the text never reaches the lane`);
+      assert.ok(
+        !r.raw.includes(GITHUB) && !r.raw.includes('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9'),
+        `${kind}: the text never reaches the lane`,
+      );
     }
     assert.ok((await call(a, 'leak_sample', { kind: 'structured' })).error?.message.includes('result.structuredContent.deploy.value'));
     const prompt = await rpc(a, 'prompts/get', { name: 'leak_sample', arguments: { kind: 'github' } });
@@ -152,7 +161,9 @@ describe('secrets on the data path (layer three)', () => {
   });
 
   it('every event is counted by server, direction, rule and action, and no log line holds a value', async () => {
-    const metrics = await (await fetch(gw.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${gw.operatorToken}` } })).text();
+    const metrics = await (
+      await fetch(gw.url.replace(/\/mcp$/, '/metrics'), { headers: { authorization: `Bearer ${gw.operatorToken}` } })
+    ).text();
     for (const line of [
       'lanegate_secret_blocks_total{server="everything",direction="arguments",rule="private_key",action="blocked"}',
       'lanegate_secret_blocks_total{server="leak",direction="answers",rule="jwt",action="blocked"}',
@@ -160,7 +171,13 @@ describe('secrets on the data path (layer three)', () => {
       'lanegate_secret_blocks_total{server="loose",direction="answers",rule="github_token",action="logged"}',
       'lanegate_secret_blocks_total{server="vault",direction="answers",rule="injected_secret",action="blocked"}',
     ])
-      assert.ok(metrics.includes(line), `${line}\n${metrics.split('\n').filter((l) => l.includes('secret')).join('\n')}`);
+      assert.ok(
+        metrics.includes(line),
+        `${line}\n${metrics
+          .split('\n')
+          .filter((l) => l.includes('secret'))
+          .join('\n')}`,
+      );
     const logs = gw.stderr();
     assert.match(logs, /secret_blocked/);
     for (const v of [GITHUB, VAULT_TOKEN, MAILBOX_TOKEN, AKIA, AWS_SECRET, 'b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'])

@@ -23,7 +23,19 @@ export const shannon = (s: string): number => {
  * Values documentation and test suites use in place of a credential: the published AWS examples,
  * runs of x or *, angle-bracketed or templated names, words that say "not real".
  */
-const PLACEHOLDER_WORDS = ['example', 'xxxx', '****', '....', 'placeholder', 'changeme', 'change_me', 'your_', 'your-', 'dummy', 'redacted'];
+const PLACEHOLDER_WORDS = [
+  'example',
+  'xxxx',
+  '****',
+  '....',
+  'placeholder',
+  'changeme',
+  'change_me',
+  'your_',
+  'your-',
+  'dummy',
+  'redacted',
+];
 const PLACEHOLDER_EXACT = new Set(['AKIAIOSFODNN7EXAMPLE', 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY']);
 
 export const isPlaceholder = (value: string): boolean => {
