@@ -276,6 +276,7 @@ export class Host {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
       return prefixResultUris(method, slot.config.prefix, this.secrets.answer(slot.config, lane, method, result));
     } catch (e) {
+      this.secrets.failure(slot.config, lane, method, e);
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
       }

@@ -14,6 +14,9 @@ const DEFAULT_POLICY: SecretsPolicy = { arguments: 'block', answers: 'block', ig
 /** The `_meta` key an answer carries when lanegate redacted it, and the error data key of a refusal. */
 export const SECRETS_META = 'lanegate/secrets';
 
+/** A refusal of lanegate's own (never an upstream's error that happens to use the same code). */
+export class SecretRefusal extends RpcFailure {}
+
 const said = (findings: readonly SecretFinding[]): string => {
   const shown = findings.slice(0, 4).map((f) => `${f.rule} at ${f.path}`);
   return shown.join(', ') + (findings.length > shown.length ? ` and ${findings.length - shown.length} more` : '');
@@ -57,7 +60,7 @@ export class SecretGate {
     const action: SecretAction = p.arguments === 'log' && !injected ? 'logged' : 'blocked';
     this.report(server.name, lane, method, 'arguments', action, findings);
     if (action === 'blocked')
-      throw new RpcFailure({
+      throw new SecretRefusal({
         code: ERR.secretRefused,
         message: `refused by lanegate: the request holds a secret (${said(findings)}); lanegate does not send secrets to upstream "${server.name}"`,
         data: { [SECRETS_META]: { direction: 'arguments', action, findings } },
@@ -65,16 +68,16 @@ export class SecretGate {
   }
 
   /** An upstream's answer on its way to a lane: returned as is, redacted, or refused (throws). */
-  answer(server: ServerConfig, lane: string, method: string, result: Params): Params {
+  answer(server: ServerConfig, lane: string, method: string, result: Params, root = 'result'): Params {
     const { p, ignore } = this.policy(server);
-    const findings = this.detector.scan(result, 'result', ignore);
+    const findings = this.detector.scan(result, root, ignore);
     if (findings.length === 0) return result;
     const injected = findings.some((f) => f.rule === INJECTED_RULE);
     const action: SecretAction = p.answers === 'redact' ? 'redacted' : p.answers === 'log' && !injected ? 'logged' : 'blocked';
     this.report(server.name, lane, method, 'answers', action, findings);
     if (action === 'logged') return result;
     if (action === 'blocked')
-      throw new RpcFailure({
+      throw new SecretRefusal({
         code: ERR.secretRefused,
         message: `lanegate withheld the answer of upstream "${server.name}": it holds a secret (${said(findings)}); see servers.${server.name}.secrets.answers`,
         data: { [SECRETS_META]: { direction: 'answers', action, findings } },
@@ -85,6 +88,18 @@ export class SecretGate {
     const meta = redacted._meta !== null && typeof redacted._meta === 'object' ? (redacted._meta as Params) : {};
     redacted._meta = { ...meta, [SECRETS_META]: { direction: 'answers', action, findings, note } };
     return redacted;
+  }
+
+  /**
+   * An upstream's error on its way to the lane (its message and data are the upstream's text too).
+   * Throws the refusal, or the redacted error, in its place; returns when it may pass as it is.
+   */
+  failure(server: ServerConfig, lane: string, method: string, e: unknown): void {
+    if (!(e instanceof RpcFailure) || e instanceof SecretRefusal) return;
+    const { message, data } = e.rpc;
+    const redacted = this.answer(server, lane, method, { message, ...(data !== undefined ? { data } : {}) }, 'error');
+    if (redacted.message !== message || redacted.data !== data)
+      throw new RpcFailure({ code: e.rpc.code, message: String(redacted.message), ...(redacted.data !== undefined ? { data: redacted.data } : {}) });
   }
 
   private report(

@@ -123,6 +123,13 @@ describe('secrets on the data path (layer three)', () => {
       );
     }
     assert.ok((await call(a, 'leak_sample', { kind: 'structured' })).error?.message.includes('result.structuredContent.deploy.value'));
+    // An upstream's error message is its text too.
+    const failed = await call(a, 'leak_sample', { kind: 'error' });
+    assert.equal(failed.error?.code, -32030, failed.raw);
+    assert.ok(failed.error?.message.includes('github_token at error.message') && !failed.raw.includes(GITHUB), failed.raw);
+    const scrubbed = await call(a, 'scrub_sample', { kind: 'error' });
+    assert.equal(scrubbed.error?.code, -32603, scrubbed.raw);
+    assert.ok(scrubbed.error?.message.includes('[secret redacted: github_token]') && !scrubbed.raw.includes(GITHUB), scrubbed.raw);
     const prompt = await rpc(a, 'prompts/get', { name: 'leak_sample', arguments: { kind: 'github' } });
     assert.equal(prompt.error?.code, -32030, prompt.raw);
     const read = await rpc(a, 'resources/read', { uri: 'leak+sample://jwt' });
