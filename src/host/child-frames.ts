@@ -40,10 +40,13 @@ export class ChildFrames {
     const route = routeNotification(scope, n.method, owner !== undefined);
     if (route.kind === 'to_call' && owner) {
       // Exactly the lane (and call) it belongs to, with the token that lane chose.
-      const params = { ...n.params, progressToken: owner.token };
+      const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, owner.lane, n.method, n.params ?? {}) : n.params;
+      if (!seen) return;
+      const params = { ...seen, progressToken: owner.token };
       this.d.out.notify(LINK.notify, { lane: owner.lane, token: owner.token, method: n.method, params });
     } else if (route.kind === 'to_lane') {
-      this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
+      const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, route.lane, n.method, n.params ?? {}) : n.params;
+      if (seen) this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...seen } });
     } else if (route.kind === 'hazard' && slot) {
       this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
     } else if (route.kind === 'resource_updated' && slot) {

@@ -90,6 +90,16 @@ export class SecretGate {
     return redacted;
   }
 
+  /** A child's notification to one lane (progress, a log line): its params, redacted, or undefined to drop it. */
+  notice(server: ServerConfig, lane: string, method: string, params: Params): Params | undefined {
+    try {
+      return this.answer(server, lane, method, params, 'notification');
+    } catch (e) {
+      if (e instanceof SecretRefusal) return undefined;
+      throw e;
+    }
+  }
+
   /**
    * An upstream's error on its way to the lane (its message and data are the upstream's text too).
    * Throws the refusal, or the redacted error, in its place; returns when it may pass as it is.
@@ -99,7 +109,11 @@ export class SecretGate {
     const { message, data } = e.rpc;
     const redacted = this.answer(server, lane, method, { message, ...(data !== undefined ? { data } : {}) }, 'error');
     if (redacted.message !== message || redacted.data !== data)
-      throw new RpcFailure({ code: e.rpc.code, message: String(redacted.message), ...(redacted.data !== undefined ? { data: redacted.data } : {}) });
+      throw new RpcFailure({
+        code: e.rpc.code,
+        message: String(redacted.message),
+        ...(redacted.data !== undefined ? { data: redacted.data } : {}),
+      });
   }
 
   private report(

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { EVERYTHING, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { modernPost, textOf } from '../helpers/mcp.js';
+import { modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 
 const LEAKY = path.join(ROOT, 'test/fixtures/servers/leaky.mjs');
 // Credential-shaped values, assembled at run time so no scanner of this repository mistakes them for real ones.
@@ -136,6 +136,36 @@ describe('secrets on the data path (layer three)', () => {
     assert.equal(read.error?.code, -32030, read.raw);
     assert.ok(read.error?.message.includes('result.contents[0].text'), read.error?.message);
     assert.ok(!read.raw.includes('eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9'), read.raw);
+  });
+
+  it("a child's progress message to a lane is scanned too: withheld under block, redacted under redact", async () => {
+    for (const [tool, expect] of [
+      ['leak_sample', /step 2 of 2/],
+      ['scrub_sample', /step 1 with \[secret redacted: github_token\]/],
+    ] as const) {
+      id += 1;
+      const res = await fetch(gw.url, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${a}`,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': tool,
+        },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: tool, arguments: { kind: 'progress' }, _meta: { ...modernMeta, progressToken: `p${id}` } },
+        }),
+      });
+      const text = await res.text();
+      assert.match(text, expect);
+      assert.match(text, /nothing to see here/, 'the call itself is answered');
+      assert.ok(!text.includes(GITHUB), text);
+    }
   });
 
   it('redact cuts the secret out and says so; log lets it through', async () => {
