@@ -30,7 +30,8 @@ const said = (findings: readonly SecretFinding[]): string => {
  */
 export class SecretGate {
   private readonly detector: SecretDetector;
-  private readonly ignores = new Map<string, ReadonlySet<string>>();
+  /** By policy object: a reload that changes a server's policy gives it a new one. */
+  private readonly ignores = new WeakMap<SecretsPolicy, ReadonlySet<string>>();
 
   constructor(
     injectedValues: Iterable<string>,
@@ -42,10 +43,10 @@ export class SecretGate {
 
   private policy(server: ServerConfig): { p: SecretsPolicy; ignore: ReadonlySet<string> } {
     const p = server.secrets ?? DEFAULT_POLICY;
-    let ignore = this.ignores.get(server.name);
+    let ignore = this.ignores.get(p);
     if (!ignore) {
       ignore = new Set(p.ignore);
-      this.ignores.set(server.name, ignore);
+      this.ignores.set(p, ignore);
     }
     return { p, ignore };
   }

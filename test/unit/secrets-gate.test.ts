@@ -82,6 +82,13 @@ describe('the host secret gate', () => {
     assert.equal(gate.answer(server(), 'a', 'tools/call', result), result);
     assert.deepEqual(r.notes, []);
   });
+  it('a reloaded policy takes effect (rules turned off are read per policy, not per server name)', () => {
+    const r = recorder();
+    const gate = new SecretGate([], r.out, r.log);
+    const answer = { content: [{ type: 'text', text: `token ${GITHUB}` }] };
+    assert.equal(gate.answer(server({ arguments: 'block', answers: 'block', ignore: ['github_token'] }), 'a', 'tools/call', answer), answer);
+    assert.throws(() => gate.answer(server({ arguments: 'block', answers: 'block', ignore: [] }), 'a', 'tools/call', answer), RpcFailure);
+  });
   it("a lane's answer to an upstream's sampling request is scanned before it goes up", async () => {
     const r = recorder();
     const gate = new SecretGate([], r.out, r.log);
