@@ -5,6 +5,7 @@ import { SecretDetector } from '../../src/guard/secrets/detector.js';
 import { shapesOf } from '../../src/guard/secrets/injected.js';
 import { SECRET_RULE_IDS } from '../../src/guard/secrets/rule-ids.js';
 import { RULES } from '../../src/guard/secrets/rules.js';
+import { ANY_KEYWORD } from '../../src/guard/secrets/text.js';
 import { validatePolicyText } from '../../src/policy/load.js';
 
 // Credential-shaped values, assembled at run time so no scanner of this repository mistakes them for real ones.
@@ -40,6 +41,10 @@ describe('secret rules', () => {
       RULES.map((r) => r.id),
       [...SECRET_RULE_IDS],
     );
+  });
+  it("the one-test prefilter for short strings covers every rule's keywords (it may only skip what no rule can match)", () => {
+    for (const rule of RULES)
+      for (const k of [...(rule.keywords ?? []), ...(rule.lowerKeywords ?? [])]) assert.ok(ANY_KEYWORD.test(k), `${rule.id}: ${k}`);
   });
   for (const id of SECRET_RULE_IDS) {
     it(`${id}: found, with its path, never its value`, () => {
@@ -79,6 +84,14 @@ describe('secret rules', () => {
       'PATH=/usr/local/bin:/usr/bin\nHOME=/home/lane\nNODE_ENV=production',
     ])
       assert.deepEqual(d.scan(value, 'x'), [], JSON.stringify(value));
+  });
+  it('each spelling a pattern allows is found in a short string (the keywords that let a rule run cover its pattern)', () => {
+    const secret = 'Jx9vQ2mN7pL4kR8sT1wY5zB3cF6hD0gA2eK9uI7o';
+    for (const name of ['secret_access_key', 'secret-access_key', 'SecretAccessKey', 'aws-secret', 'AWSSECRET'])
+      assert.ok(
+        d.scan(`${name}=${secret}`, 'x').some((f) => f.rule === 'aws_secret_access_key'),
+        name,
+      );
   });
   it('a value next to a credential name in JSON is found by the name (the JSON form of api_key: …)', () => {
     assert.deepEqual(d.scan({ db: { password: 'Xk29fLq83ZpR0mWt' } }, 'arguments'), [

@@ -86,7 +86,10 @@ describe('the host secret gate', () => {
     const r = recorder();
     const gate = new SecretGate([], r.out, r.log);
     const answer = { content: [{ type: 'text', text: `token ${GITHUB}` }] };
-    assert.equal(gate.answer(server({ arguments: 'block', answers: 'block', ignore: ['github_token'] }), 'a', 'tools/call', answer), answer);
+    assert.equal(
+      gate.answer(server({ arguments: 'block', answers: 'block', ignore: ['github_token'] }), 'a', 'tools/call', answer),
+      answer,
+    );
     assert.throws(() => gate.answer(server({ arguments: 'block', answers: 'block', ignore: [] }), 'a', 'tools/call', answer), RpcFailure);
   });
   it("a lane's answer to an upstream's sampling request is scanned before it goes up", async () => {
