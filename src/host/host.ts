@@ -261,8 +261,9 @@ export class Host {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
     }
     this.refreshTrust();
-    const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
+    // Before admission: a request refused for a secret starts no child and moves no lane.
     this.secrets.arguments(slot.config, lane, method, params);
+    const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';
