@@ -47,7 +47,7 @@ export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] 
   for (const rule of RULES) {
     // On a short string the keywords decide cheaply; on a long one each absent keyword costs a
     // full pass (measured: ~50 passes, 12 ms a MB), more than running the rule, whose literal start V8 seeks fast.
-    if (ignore?.has(rule.id) || (text.length < PREFILTER_MAX && !wants(rule, text, lower))) continue;
+    if (ignore?.has(rule.id) || ((text.length < PREFILTER_MAX || rule.prefilterAlways) && !wants(rule, text, lower))) continue;
     // The rule's own global pattern, from the start (scanning is synchronous: nothing else runs it meanwhile).
     const re = rule.re;
     re.lastIndex = 0;
