@@ -122,6 +122,12 @@ describe('secret rules', () => {
     const pk = d.redact(`a\n${SAMPLES.private_key}\nb`);
     assert.equal(pk, 'a\n[secret redacted: private_key]\nb');
   });
+  it('a string holding more secrets than the scan keeps count of is redacted whole (never partly)', () => {
+    const many = Array.from({ length: 300 }, (_, i) => `${SAMPLES.github_token.slice(0, -3)}${String(i).padStart(3, '0')}`).join(' ');
+    const r = d.redact({ text: many }) as { text: string };
+    assert.ok(!/gh[p]_[A-Za-z0-9]{36}/.test(r.text), r.text.slice(0, 200));
+    assert.match(r.text, /^\[secret redacted: github_token and 255\+ more\]$/);
+  });
   it('a server policy can turn a rule off (but not injected values)', () => {
     const ignore = new Set(['jwt']);
     assert.deepEqual(d.scan(SAMPLES.jwt, 'x', ignore), []);

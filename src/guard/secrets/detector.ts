@@ -1,7 +1,7 @@
 import { shannon, isPlaceholder } from './entropy.js';
 import { InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
-import { redactText, scanText, type TextHit } from './text.js';
+import { MAX_HITS, redactText, scanText, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
 export interface SecretFinding {
@@ -107,7 +107,11 @@ export class SecretDetector {
   redact(value: unknown, ignore?: ReadonlySet<string>, depth = 0): unknown {
     if (typeof value === 'string') {
       const hits = this.text(value, ignore);
-      return hits.length === 0 ? value : redactText(value, hits);
+      if (hits.length === 0) return value;
+      // Past the bound on hits a string may hold more than was found: none of it passes.
+      return hits.length >= MAX_HITS
+        ? `[secret redacted: ${hits[0]?.rule ?? 'secret'} and ${MAX_HITS - 1}+ more]`
+        : redactText(value, hits);
     }
     if (depth > 2_000) return '[secret redacted: too deep to scan]';
     if (Array.isArray(value)) return value.map((x) => this.redact(x, ignore, depth + 1));

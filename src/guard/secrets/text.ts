@@ -10,7 +10,7 @@ export interface TextHit {
 /** No rule matches fewer characters than this (the shortest credential shapes are longer). */
 export const MIN_SECRET_CHARS = 8;
 /** Hits kept per string: enough to redact a dump of keys; a bound on what one string can cost. */
-const MAX_HITS = 256;
+export const MAX_HITS = 256;
 /**
  * Every rule's keywords in one pattern (case-insensitive, so a superset): a rule can match only text
  * holding one of them. Most short strings of honest traffic (names, ids, dates, prose) hold none,
