@@ -62,6 +62,14 @@ describe('the host secret gate', () => {
     assert.match(refusal(() => gate.arguments(loose, 'a', 'tools/call', { arguments: { t: INJECTED } })).rpc.message, /injected_secret/);
     assert.throws(() => gate.answer(loose, 'a', 'tools/call', { content: [{ type: 'text', text: INJECTED }] }), RpcFailure);
   });
+  it('an injected value after many other findings still decides (log never passes it)', () => {
+    const r = recorder();
+    const gate = new SecretGate([INJECTED], r.out, r.log);
+    const loose = server({ arguments: 'log', answers: 'log', ignore: [] });
+    const content = Array.from({ length: 40 }, (_, i) => ({ type: 'text', text: `${GITHUB.slice(0, -2)}${String(i).padStart(2, '0')}` }));
+    content.push({ type: 'text', text: INJECTED });
+    assert.throws(() => gate.answer(loose, 'a', 'tools/call', { content }), RpcFailure);
+  });
   it('redacts an answer and says so, in the content the model reads and in _meta', () => {
     const r = recorder();
     const gate = new SecretGate([], r.out, r.log);

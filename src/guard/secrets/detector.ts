@@ -1,5 +1,5 @@
 import { shannon, isPlaceholder } from './entropy.js';
-import { InjectedSecrets } from './injected.js';
+import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
 import { MAX_HITS, redactText, scanText, type TextHit } from './text.js';
 
@@ -67,16 +67,20 @@ export class SecretDetector {
   scan(value: unknown, root: string, ignore?: ReadonlySet<string>): SecretFinding[] {
     const out: SecretFinding[] = [];
     const seen = new Set<string>();
+    let injected = false;
     const add = (rule: string, n: Node): void => {
+      // Past the bound, only a first injected value is still recorded: it decides what `log` may pass.
+      if (out.length >= MAX_FINDINGS && (rule !== INJECTED_RULE || injected)) return;
       const path = pathOf(root, n);
       const id = `${rule} ${path}`;
-      if (!seen.has(id) && out.length < MAX_FINDINGS) {
+      if (!seen.has(id)) {
         seen.add(id);
         out.push({ rule, path });
+        injected ||= rule === INJECTED_RULE;
       }
     };
     const stack: Node[] = [{ v: value, key: undefined, parent: undefined }];
-    while (stack.length > 0 && out.length < MAX_FINDINGS) {
+    while (stack.length > 0 && (out.length < MAX_FINDINGS || !injected)) {
       const n = stack.pop() as Node;
       const v = n.v;
       if (typeof v === 'string') {
