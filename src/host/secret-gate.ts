@@ -1,6 +1,6 @@
 import { SecretDetector, type SecretFinding } from '../guard/secrets/detector.js';
 import { INJECTED_RULE } from '../guard/secrets/injected.js';
-import { type HostOut, LINK } from '../link/protocol.js';
+import { type HostOut, LINK, META } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import type { ServerConfig, SecretsPolicy } from '../policy/model.js';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
@@ -55,7 +55,13 @@ export class SecretGate {
   arguments(server: ServerConfig, lane: string, method: string, params: Params): void {
     const { p, ignore } = this.policy(server);
     const findings: SecretFinding[] = [];
-    for (const [k, v] of Object.entries(params)) if (k !== '_meta' && k !== 'name') findings.push(...this.detector.scan(v, k, ignore));
+    for (const [k, v] of Object.entries(params)) {
+      if (k === 'name') continue;
+      // The lane's own _meta goes upstream too; the front's caller block and the progress token (replaced) do not.
+      const sent =
+        k === '_meta' && v !== null && typeof v === 'object' ? { ...(v as Params), [META.caller]: undefined, progressToken: undefined } : v;
+      findings.push(...this.detector.scan(sent, k, ignore));
+    }
     if (findings.length === 0) return;
     const injected = findings.some((f) => f.rule === INJECTED_RULE);
     const action: SecretAction = p.arguments === 'log' && !injected ? 'logged' : 'blocked';

@@ -53,6 +53,17 @@ describe('the host secret gate', () => {
     const all = JSON.stringify({ e: e.rpc, notes: r.notes, lines: r.lines });
     assert.ok(!all.includes(GITHUB), 'the value is in no refusal, report or log line');
   });
+  it("a secret in the lane's own _meta (which goes upstream) is refused; the caller block and progress token are not read", () => {
+    const r = recorder();
+    const gate = new SecretGate([], r.out, r.log);
+    const e = refusal(() => gate.arguments(server(), 'a', 'tools/call', { name: 'echo', arguments: {}, _meta: { note: GITHUB } }));
+    assert.match(e.rpc.message, /github_token at _meta\.note/);
+    gate.arguments(server(), 'a', 'tools/call', {
+      name: 'echo',
+      arguments: {},
+      _meta: { 'lanegate/caller': { lane: 'a' }, progressToken: 'p-1' },
+    });
+  });
   it('log lets a request through, but never one holding an injected value', () => {
     const r = recorder();
     const gate = new SecretGate([INJECTED], r.out, r.log);
