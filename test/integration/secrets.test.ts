@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { EVERYTHING, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { EVERYTHING, FIXTURE, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernMeta, modernPost, textOf } from '../helpers/mcp.js';
 
 const LEAKY = path.join(ROOT, 'test/fixtures/servers/leaky.mjs');
@@ -30,8 +30,9 @@ servers:
   scrub: { prefix: scrub, domain: public, stdio: { command: node, args: ["${LEAKY}"] }, secrets: { answers: redact } }
   vault: { prefix: vault, domain: vault, stdio: { command: node, args: ["${LEAKY}", "--env-var", "VAULT_TOKEN"] }, secrets: log }
   mail: { prefix: mail, domain: alice-mail, stdio: { command: node, args: ["${LEAKY}", "--env-var", "MAILBOX_TOKEN"] } }
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
 lanes:
-  a: { servers: [everything, leak, loose, scrub, vault] }
+  a: { servers: [everything, leak, loose, scrub, vault, fix] }
   alice: { servers: [mail] }
 `;
 
@@ -106,6 +107,26 @@ describe('secrets on the data path (layer three)', () => {
     const nested = await call(a, 'leak_echo', { text: 'x', config: { aws: { access_key_id: AKIA, secret_access_key: AWS_SECRET } } });
     assert.equal(nested.error?.code, -32030);
     assert.ok(nested.error?.message.includes('arguments.config.aws.access_key_id'), nested.error?.message);
+  });
+
+  it("a lane's answer to an upstream's sampling request never carries a secret up to it", async () => {
+    const caps = { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { sampling: {} } };
+    id += 1;
+    const first = await modernPost(gw.url, a, id, 'tools/call', { name: 'fix_ask', arguments: {}, _meta: caps });
+    const r1 = first.json?.result as { resultType: string; inputRequests: Record<string, { method: string }>; requestState: string };
+    assert.equal(r1.resultType, 'input_required', JSON.stringify(first.json));
+    const [key] = Object.keys(r1.inputRequests);
+    const answer = { role: 'assistant', model: 'm', content: { type: 'text', text: `sure, here it is: ${PRIVATE_KEY}` } };
+    const done = await rpc(a, 'tools/call', {
+      name: 'fix_ask',
+      arguments: {},
+      requestState: r1.requestState,
+      inputResponses: { [String(key)]: answer },
+      _meta: caps,
+    });
+    // The host refused the lane's answer on its way up: the child was told why (and its tool says so), never the key.
+    assert.ok(!done.raw.includes('b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQ'), done.raw);
+    assert.match(done.text, /refused by lanegate: the request holds a secret \(private_key at content\.text\)/, done.raw);
   });
 
   it('an upstream answering with a GitHub token or a JWT is withheld (block)', async () => {
