@@ -220,6 +220,9 @@ export class Gateway {
         this.metrics.drift.inc({ server: p.server });
       }
     },
+    [LINK.secret]: (_key, p) => {
+      for (const rule of p.rules ?? []) this.metrics.secrets.inc({ server: p.server, direction: p.direction, rule, action: p.action });
+    },
     [LINK.upstream]: (_key, p) => {
       if (p.kind === 'started' && p.server && p.version) this.evidence.noteVersion(p.server, p.version);
       if (p.kind === 'crashed' && p.server) this.metrics.restarts.inc({ kind: 'upstream', server: p.server });

@@ -8,6 +8,7 @@ import type { HostOut } from '../link/protocol.js';
 import type { ProgressTokens } from './progress-tokens.js';
 import type { ResourceRelay } from './resource-relay.js';
 import type { ChildScope, ServerSlot } from './slot.js';
+import type { SecretGate } from './secret-gate.js';
 
 type Params = Record<string, unknown>;
 
@@ -17,6 +18,8 @@ export interface ChildFrameDeps {
   progress: ProgressTokens;
   resources: ResourceRelay;
   log: Log;
+  /** Scans a lane's answer (sampling, elicitation) before it goes up to the child. */
+  secrets?: SecretGate;
   /** A child's list changed: its surface is re-vetted before the front is told. */
   onListChanged: (server: string, scope: ChildScope, method: ListChanged) => void;
   /** The server retreated to dedicated children (after its shared ones stopped). */
@@ -37,10 +40,13 @@ export class ChildFrames {
     const route = routeNotification(scope, n.method, owner !== undefined);
     if (route.kind === 'to_call' && owner) {
       // Exactly the lane (and call) it belongs to, with the token that lane chose.
-      const params = { ...n.params, progressToken: owner.token };
+      const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, owner.lane, n.method, n.params ?? {}) : n.params;
+      if (!seen) return;
+      const params = { ...seen, progressToken: owner.token };
       this.d.out.notify(LINK.notify, { lane: owner.lane, token: owner.token, method: n.method, params });
     } else if (route.kind === 'to_lane') {
-      this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...(n.params ?? {}) } });
+      const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, route.lane, n.method, n.params ?? {}) : n.params;
+      if (seen) this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...seen } });
     } else if (route.kind === 'hazard' && slot) {
       this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
     } else if (route.kind === 'resource_updated' && slot) {
@@ -63,7 +69,10 @@ export class ChildFrames {
     if (route.kind === 'answer') return {};
     if (route.kind === 'relay') {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
-      return this.d.out.request(LINK.clientRequest, { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+      const answer = await this.d.out.request(LINK.clientRequest, { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+      const slot = this.d.slot(server);
+      if (slot) this.d.secrets?.arguments(slot.config, route.lane, r.method, answer);
+      return answer;
     }
     const slot = this.d.slot(server);
     if (route.kind === 'hazard' && slot) {

@@ -23,6 +23,7 @@ import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
 import { withVia } from '../link/via.js';
+import { SecretGate } from './secret-gate.js';
 
 type Params = Record<string, unknown>;
 
@@ -46,6 +47,7 @@ export class Host {
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
   private readonly gate: GateDeps;
+  private readonly secrets: SecretGate;
 
   /** gateway.limits.resultBytes as this host was last configured. */
   get resultBytes(): number {
@@ -58,7 +60,10 @@ export class Host {
     private readonly out: HostOut,
     private readonly log: Log,
     private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
+    /** The values of this domain's secrets: no call or answer carries one (layer three of the guard). */
+    injectedSecrets: Iterable<string> = [],
   ) {
+    this.secrets = new SecretGate(injectedSecrets, out, log);
     this.gate = {
       vettedSurface: (slot, lane, era) => this.vettedSurface(slot, lane, era),
       unavailable: (server, lane) => this.unavailable(server, lane),
@@ -82,6 +87,7 @@ export class Host {
       progress: this.progress,
       resources: this.resources,
       log,
+      secrets: this.secrets,
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
       // Subscriptions held on a retreated shared child move to each lane's own, started now.
       onRetreated: (server) => {
@@ -261,6 +267,8 @@ export class Host {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
     }
     this.refreshTrust();
+    // Before admission: a request refused for a secret starts no child and moves no lane.
+    this.secrets.arguments(slot.config, lane, method, params);
     const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
@@ -275,8 +283,9 @@ export class Host {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
       // Where it ran, for the front's audit record (cut off before the lane sees the result).
       const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
-      return withVia(prefixResultUris(method, slot.config.prefix, result), via);
+      return withVia(prefixResultUris(method, slot.config.prefix, this.secrets.answer(slot.config, lane, method, result)), via);
     } catch (e) {
+      this.secrets.failure(slot.config, lane, method, e);
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
       }

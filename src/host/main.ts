@@ -100,6 +100,7 @@ export const serveHost = (
         },
       );
     },
+    secrets.values(),
   );
   const linked = new LinePeer(
     link.input,

@@ -28,6 +28,7 @@ export const LINK = {
   hazard: 'lanegate/hazard',
   inventory: 'lanegate/inventory',
   upstream: 'lanegate/upstream',
+  secret: 'lanegate/secret',
 } as const;
 
 /** `_meta` keys on the link. */
@@ -73,6 +74,14 @@ export interface HostNotes {
   [LINK.hazard]: { server: string; code: string };
   [LINK.inventory]: { server: string; cleared?: boolean; drift?: Params; line?: string; withheld?: boolean };
   [LINK.upstream]: UpstreamEvent;
+  /** A secret seen in a call (rule ids only, never a value). */
+  [LINK.secret]: {
+    server: string;
+    lane: string;
+    direction: 'arguments' | 'answers';
+    action: 'blocked' | 'redacted' | 'logged';
+    rules: string[];
+  };
 }
 
 export type ListChanged =

@@ -1,7 +1,7 @@
 import path from 'node:path';
-import type { Policy, ProbeStepConfig, ServerConfig } from './model.js';
+import type { Policy, ProbeStepConfig, SecretsPolicy, ServerConfig } from './model.js';
 import { expandPlaceholders, hasLanePlaceholder, type PlaceholderValues } from './placeholders.js';
-import { durationSeconds, type PolicyDoc, type ProbeStep } from './schema.js';
+import { durationSeconds, type PolicyDoc, type ProbeStep, type ServerSpec } from './schema.js';
 
 /** A probe step as the policy writes it (tool, prompt or resource) → what the demonstration runs. */
 export const probeStepOf = (p: ProbeStep): ProbeStepConfig => ({
@@ -57,6 +57,7 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
       onDrift: s.onDrift,
       idleMs: (s.idleSeconds ?? durationSeconds(s.idle)) * 1000,
       callTimeoutMs: (s.callTimeoutSeconds ?? durationSeconds(s.callTimeout)) * 1000,
+      secrets: secretsPolicyOf(s.secrets, doc.trustDomains[s.domain]?.kind ?? 'shared'),
     };
   }
 
@@ -92,6 +93,17 @@ export const buildPolicy = (doc: PolicyDoc, file: string, resolvedCommands: Reco
     lanes,
     revokedTokenIds: doc.revokedTokenIds,
   };
+};
+
+/**
+ * servers.X.secrets resolved. Requests: block unless the policy says log. Answers: block in a
+ * shared domain, redact in a principal one (the lane's own data keeps flowing, the secret does not).
+ */
+export const secretsPolicyOf = (spec: ServerSpec['secrets'], kind: 'shared' | 'principal'): SecretsPolicy => {
+  const answers: SecretsPolicy['answers'] = kind === 'principal' ? 'redact' : 'block';
+  if (spec === undefined) return { arguments: 'block', answers, ignore: [] };
+  if (typeof spec === 'string') return { arguments: spec === 'log' ? 'log' : 'block', answers: spec, ignore: [] };
+  return { arguments: spec.arguments ?? 'block', answers: spec.answers ?? answers, ignore: [...spec.ignore] };
 };
 
 export const splitListen = (listen: string): [string, string] => {

@@ -74,6 +74,14 @@ export interface ProbeStepConfig {
   volatile: string[];
 }
 
+/** servers.X.secrets, resolved: what the host does when a call carries a secret, each way. */
+export interface SecretsPolicy {
+  arguments: 'block' | 'log';
+  answers: 'block' | 'redact' | 'log';
+  /** Rule ids turned off for this server (never `injected_secret`). */
+  ignore: string[];
+}
+
 export interface ServerConfig {
   name: string;
   prefix: string;
@@ -90,6 +98,8 @@ export interface ServerConfig {
   onDrift: 'report' | 'withhold';
   idleMs: number;
   callTimeoutMs: number;
+  /** Absent in hand-built configs: then block both ways. */
+  secrets?: SecretsPolicy;
 }
 
 export interface LaneConfig {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseDuration } from '../auth/duration.js';
+import { SECRET_RULE_IDS } from '../guard/secrets/rule-ids.js';
 
 /**
  * The policy file's schema. Every object is strict: an unknown key is an error, because a
@@ -71,6 +72,22 @@ const probeStep = z
     message: 'a probe step names exactly one of tool, prompt or resource',
   });
 
+const secretAction = z
+  .union([
+    z.enum(['block', 'redact', 'log']),
+    z.strictObject({
+      arguments: z.enum(['block', 'log']).optional().describe("A lane's request holding a secret. Default block"),
+      answers: z
+        .enum(['block', 'redact', 'log'])
+        .optional()
+        .describe("An upstream's answer holding a secret. Default block in a shared domain, redact in a principal one"),
+      ignore: z.array(z.enum(SECRET_RULE_IDS)).default([]).describe('Rule ids not applied to this server (never injected_secret)'),
+    }),
+  ])
+  .describe(
+    'What the host does when a call carries a secret (README: Secrets on the data path). A word sets both directions (redact: block requests, redact answers). A value this domain injects is never let through',
+  );
+
 const server = z
   .strictObject({
     prefix,
@@ -102,6 +119,7 @@ const server = z
     callTimeout: duration(1, 3_600).default('60s').describe('How long one call may take upstream: 30s, 5m, 1h'),
     idleSeconds: z.number().int().min(1).max(86_400).optional().describe('Deprecated: write idle: "5m"'),
     callTimeoutSeconds: z.number().int().min(1).max(3_600).optional().describe('Deprecated: write callTimeout: "60s"'),
+    secrets: secretAction.optional(),
   })
   .refine((s) => (s.stdio ? 1 : 0) + (s.http ? 1 : 0) === 1, {
     message: 'a server needs exactly one of `stdio` or `http`',

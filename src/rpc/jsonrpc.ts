@@ -47,6 +47,8 @@ export const ERR = {
   notInCatalog: -32003,
   /** lanegate: an answer or a request over a byte limit (the error names the setting). */
   tooLarge: -32004,
+  /** lanegate: a secret in a lane's request or an upstream's answer (servers.X.secrets). */
+  secretRefused: -32030,
   /** The request was cancelled. */
   cancelled: -32800,
 } as const;

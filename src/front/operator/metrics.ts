@@ -68,6 +68,12 @@ export class Metrics {
     labelNames: ['server', 'lane'],
     registers: [this.registry],
   });
+  readonly secrets = new Counter({
+    name: 'lanegate_secret_blocks_total',
+    help: 'Secrets seen in calls, by upstream, direction (arguments: lane to upstream; answers: upstream to lane), rule and what was done',
+    labelNames: ['server', 'direction', 'rule', 'action'],
+    registers: [this.registry],
+  });
   readonly guard = new Counter({
     name: 'lanegate_guard_reports_total',
     help: 'Guard verdicts on upstream surfaces',

@@ -1,0 +1,133 @@
+import { shannon, isPlaceholder } from './entropy.js';
+import { INJECTED_RULE, InjectedSecrets } from './injected.js';
+import { isSecretName } from './rules.js';
+import { MAX_HITS, redactText, scanText, type TextHit } from './text.js';
+
+/** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
+export interface SecretFinding {
+  rule: string;
+  /** Where, from the scanned root (`arguments.context`, `content[0].text`). Keys are escaped and short. */
+  path: string;
+}
+
+const MAX_FINDINGS = 32;
+/** A key that is not a plain name is shown quoted and cut short (it is someone else's text). */
+const PLAIN_KEY = /^[A-Za-z_$][A-Za-z0-9_$-]{0,63}$/;
+
+interface Node {
+  v: unknown;
+  key: string | number | undefined;
+  parent: Node | undefined;
+  /** The key itself held a secret: it is never written into a path. */
+  hidden?: boolean;
+}
+
+const segment = (n: Node): string => {
+  if (typeof n.key === 'number') return `[${n.key}]`;
+  if (n.hidden) return '[<key holding a secret>]';
+  const k = n.key ?? '';
+  return PLAIN_KEY.test(k) ? `.${k}` : `[${JSON.stringify(k.length > 40 ? `${k.slice(0, 40)}…` : k).replace(/[^\x20-\x7e]/g, '?')}]`;
+};
+
+const pathOf = (root: string, n: Node): string => {
+  const parts: string[] = [];
+  for (let at: Node | undefined = n; at?.parent; at = at.parent) parts.push(segment(at));
+  return root + parts.reverse().join('');
+};
+
+/** A string value next to a credential's name that looks like one (the JSON form of `api_key: …`). */
+const secretByName = (name: string, value: string): string | undefined => {
+  if (value.length < 16 || value.length > 4096 || /\s/.test(value) || !isSecretName(name)) return undefined;
+  if (isPlaceholder(value) || shannon(value) < 3.5 || !/\d/.test(value)) return undefined;
+  return /secret[_-]?access[_-]?key/i.test(name) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws_secret_access_key' : 'generic_secret';
+};
+
+const isServiceAccount = (o: Record<string, unknown>): boolean =>
+  o.type === 'service_account' && (typeof o.private_key === 'string' || typeof o.private_key_id === 'string');
+
+/**
+ * The secret detector: the rules (rules.ts), the exact values this host injects, and the rules a
+ * server's policy turned off. Pure given its inputs; one per host.
+ */
+export class SecretDetector {
+  private readonly injected: InjectedSecrets;
+
+  constructor(injectedValues: Iterable<string> = []) {
+    this.injected = new InjectedSecrets(injectedValues);
+  }
+
+  /** Every hit in one string (rules first, then injected values, which no `ignore` turns off). */
+  text(s: string, ignore?: ReadonlySet<string>): TextHit[] {
+    const hits = scanText(s, ignore);
+    if (this.injected.size > 0) for (const h of this.injected.find(s)) hits.push(h);
+    return hits;
+  }
+
+  /** Every secret in a JSON value, with where it is. Iterative (any depth), linear in the value's size. */
+  scan(value: unknown, root: string, ignore?: ReadonlySet<string>): SecretFinding[] {
+    const out: SecretFinding[] = [];
+    const seen = new Set<string>();
+    let injected = false;
+    const add = (rule: string, n: Node): void => {
+      // Past the bound, only a first injected value is still recorded: it decides what `log` may pass.
+      if (out.length >= MAX_FINDINGS && (rule !== INJECTED_RULE || injected)) return;
+      const path = pathOf(root, n);
+      const id = `${rule} ${path}`;
+      if (!seen.has(id)) {
+        seen.add(id);
+        out.push({ rule, path });
+        injected ||= rule === INJECTED_RULE;
+      }
+    };
+    const stack: Node[] = [{ v: value, key: undefined, parent: undefined }];
+    while (stack.length > 0 && (out.length < MAX_FINDINGS || !injected)) {
+      const n = stack.pop() as Node;
+      const v = n.v;
+      if (typeof v === 'string') {
+        for (const h of this.text(v, ignore)) add(h.rule, n);
+      } else if (Array.isArray(v)) {
+        for (let i = v.length - 1; i >= 0; i -= 1) stack.push({ v: v[i], key: i, parent: n });
+      } else if (v !== null && typeof v === 'object') {
+        const o = v as Record<string, unknown>;
+        if (!ignore?.has('gcp_service_account') && isServiceAccount(o)) add('gcp_service_account', n);
+        for (const k of Object.keys(o)) {
+          const child: Node = { v: o[k], key: k, parent: n };
+          const keyHits = this.text(k, ignore);
+          if (keyHits.length > 0) {
+            child.hidden = true;
+            for (const h of keyHits) add(h.rule, child);
+          }
+          const x = o[k];
+          const byName = typeof x === 'string' ? secretByName(k, x) : undefined;
+          if (byName && !ignore?.has(byName)) add(byName, child);
+          stack.push(child);
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The value with every secret cut out (`[secret redacted: RULE]`), rebuilt where it changed. */
+  redact(value: unknown, ignore?: ReadonlySet<string>, depth = 0): unknown {
+    if (typeof value === 'string') {
+      const hits = this.text(value, ignore);
+      if (hits.length === 0) return value;
+      // Past the bound on hits a string may hold more than was found: none of it passes.
+      return hits.length >= MAX_HITS
+        ? `[secret redacted: ${hits[0]?.rule ?? 'secret'} and ${MAX_HITS - 1}+ more]`
+        : redactText(value, hits);
+    }
+    if (depth > 2_000) return '[secret redacted: too deep to scan]';
+    if (Array.isArray(value)) return value.map((x) => this.redact(x, ignore, depth + 1));
+    if (value === null || typeof value !== 'object') return value;
+    const o = value as Record<string, unknown>;
+    if (!ignore?.has('gcp_service_account') && isServiceAccount(o)) return '[secret redacted: gcp_service_account]';
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(o)) {
+      const key = this.text(k, ignore).length > 0 ? redactText(k, this.text(k, ignore)) : k;
+      const byName = typeof x === 'string' ? secretByName(k, x) : undefined;
+      out[key] = byName && !ignore?.has(byName) ? `[secret redacted: ${byName}]` : this.redact(x, ignore, depth + 1);
+    }
+    return out;
+  }
+}

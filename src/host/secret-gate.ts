@@ -1,0 +1,141 @@
+import { SecretDetector, type SecretFinding } from '../guard/secrets/detector.js';
+import { INJECTED_RULE } from '../guard/secrets/injected.js';
+import { type HostOut, LINK, META } from '../link/protocol.js';
+import type { Log } from '../log/lite.js';
+import type { ServerConfig, SecretsPolicy } from '../policy/model.js';
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
+
+type Params = Record<string, unknown>;
+export type SecretDirection = 'arguments' | 'answers';
+export type SecretAction = 'blocked' | 'redacted' | 'logged';
+
+/** What a server without a `secrets` policy gets (the build step fills it in from the domain's kind). */
+const DEFAULT_POLICY: SecretsPolicy = { arguments: 'block', answers: 'block', ignore: [] };
+/** The `_meta` key an answer carries when lanegate redacted it, and the error data key of a refusal. */
+export const SECRETS_META = 'lanegate/secrets';
+
+/** A refusal of lanegate's own (never an upstream's error that happens to use the same code). */
+export class SecretRefusal extends RpcFailure {}
+
+const said = (findings: readonly SecretFinding[]): string => {
+  const shown = findings.slice(0, 4).map((f) => `${f.rule} at ${f.path}`);
+  return shown.join(', ') + (findings.length > shown.length ? ` and ${findings.length - shown.length} more` : '');
+};
+
+/**
+ * Layer three of the guard, on the data path: a host scans what a lane sends an upstream and what
+ * the upstream answers, and blocks, redacts or logs per `servers.X.secrets`. A value this host
+ * injects is never let through whatever the policy says. Refusals and logs name the rule and the
+ * path, never the value; every event is reported to the front (which counts it) over the link.
+ */
+export class SecretGate {
+  private readonly detector: SecretDetector;
+  /** By policy object: a reload that changes a server's policy gives it a new one. */
+  private readonly ignores = new WeakMap<SecretsPolicy, ReadonlySet<string>>();
+
+  constructor(
+    injectedValues: Iterable<string>,
+    private readonly out: HostOut,
+    private readonly log: Log,
+  ) {
+    this.detector = new SecretDetector(injectedValues);
+  }
+
+  private policy(server: ServerConfig): { p: SecretsPolicy; ignore: ReadonlySet<string> } {
+    const p = server.secrets ?? DEFAULT_POLICY;
+    let ignore = this.ignores.get(p);
+    if (!ignore) {
+      ignore = new Set(p.ignore);
+      this.ignores.set(p, ignore);
+    }
+    return { p, ignore };
+  }
+
+  /** A lane's request (or its answer to an upstream's request) on its way up. Throws when refused. */
+  arguments(server: ServerConfig, lane: string, method: string, params: Params): void {
+    const { p, ignore } = this.policy(server);
+    const findings: SecretFinding[] = [];
+    for (const [k, v] of Object.entries(params)) {
+      if (k === 'name') continue;
+      // The lane's own _meta goes upstream too; the front's caller block and the progress token (replaced) do not.
+      const sent =
+        k === '_meta' && v !== null && typeof v === 'object' ? { ...(v as Params), [META.caller]: undefined, progressToken: undefined } : v;
+      findings.push(...this.detector.scan(sent, k, ignore));
+    }
+    if (findings.length === 0) return;
+    const injected = findings.some((f) => f.rule === INJECTED_RULE);
+    const action: SecretAction = p.arguments === 'log' && !injected ? 'logged' : 'blocked';
+    this.report(server.name, lane, method, 'arguments', action, findings);
+    if (action === 'blocked')
+      throw new SecretRefusal({
+        code: ERR.secretRefused,
+        message: `refused by lanegate: the request holds a secret (${said(findings)}); lanegate does not send secrets to upstream "${server.name}"`,
+        data: { [SECRETS_META]: { direction: 'arguments', action, findings } },
+      });
+  }
+
+  /** An upstream's answer on its way to a lane: returned as is, redacted, or refused (throws). */
+  answer(server: ServerConfig, lane: string, method: string, result: Params, root = 'result'): Params {
+    const { p, ignore } = this.policy(server);
+    const findings = this.detector.scan(result, root, ignore);
+    if (findings.length === 0) return result;
+    const injected = findings.some((f) => f.rule === INJECTED_RULE);
+    const action: SecretAction = p.answers === 'redact' ? 'redacted' : p.answers === 'log' && !injected ? 'logged' : 'blocked';
+    this.report(server.name, lane, method, 'answers', action, findings);
+    if (action === 'logged') return result;
+    if (action === 'blocked')
+      throw new SecretRefusal({
+        code: ERR.secretRefused,
+        message: `lanegate withheld the answer of upstream "${server.name}": it holds a secret (${said(findings)}); see servers.${server.name}.secrets.answers`,
+        data: { [SECRETS_META]: { direction: 'answers', action, findings } },
+      });
+    const redacted = this.detector.redact(result, ignore) as Params;
+    const note = `[lanegate redacted ${findings.length === 1 ? 'a secret' : 'secrets'} from this answer: ${said(findings)}]`;
+    if (method === 'tools/call' && Array.isArray(redacted.content)) redacted.content = [...redacted.content, { type: 'text', text: note }];
+    const meta = redacted._meta !== null && typeof redacted._meta === 'object' ? (redacted._meta as Params) : {};
+    redacted._meta = { ...meta, [SECRETS_META]: { direction: 'answers', action, findings, note } };
+    return redacted;
+  }
+
+  /** A child's notification to one lane (progress, a log line): its params, redacted, or undefined to drop it. */
+  notice(server: ServerConfig, lane: string, method: string, params: Params): Params | undefined {
+    try {
+      return this.answer(server, lane, method, params, 'notification');
+    } catch (e) {
+      if (e instanceof SecretRefusal) return undefined;
+      throw e;
+    }
+  }
+
+  /**
+   * An upstream's error on its way to the lane (its message and data are the upstream's text too).
+   * Throws the refusal, or the redacted error, in its place; returns when it may pass as it is.
+   */
+  failure(server: ServerConfig, lane: string, method: string, e: unknown): void {
+    if (!(e instanceof RpcFailure) || e instanceof SecretRefusal) return;
+    const { message, data } = e.rpc;
+    const redacted = this.answer(server, lane, method, { message, ...(data !== undefined ? { data } : {}) }, 'error');
+    if (redacted.message !== message || redacted.data !== data)
+      throw new RpcFailure({
+        code: e.rpc.code,
+        message: String(redacted.message),
+        ...(redacted.data !== undefined ? { data: redacted.data } : {}),
+      });
+  }
+
+  private report(
+    server: string,
+    lane: string,
+    method: string,
+    direction: SecretDirection,
+    action: SecretAction,
+    findings: SecretFinding[],
+  ): void {
+    this.log.warn(
+      { event: `secret_${action}`, server, lane, method, direction, findings },
+      `secret ${action} (${direction}) for "${server}": ${said(findings)}`,
+    );
+    const rules = [...new Set(findings.map((f) => f.rule))];
+    this.out.notify(LINK.secret, { server, lane, direction, action, rules });
+  }
+}
