@@ -113,9 +113,11 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     assert.ok(mem.peak < 400, `front peak RSS ${mem.peak.toFixed(0)} MB`);
     assert.equal(quietFailed, 0);
     assert.ok(quietOk > 10, `quiet lane answered ${quietOk} times`);
-    // The first answers were held for their clients; the rest were refused by the lane's byte budget, by name.
-    assert.ok(statuses.filter((s) => s === 200).length >= 1, statuses.join(','));
-    assert.ok(statuses.filter((s) => s === 429).length >= 30, statuses.join(','));
+    // Answers were held for their clients while the lane's byte budget allowed (more as stalled
+    // connections were closed and let theirs go); the rest were refused by it, by name.
+    assert.ok(count(200) >= 2, statuses.join(','));
+    assert.ok(count(429) >= 10, statuses.join(','));
+    assert.equal(count(200) + count(429), 44, statuses.join(','));
     const refused = await call(ta, 'fix_echo', { text: 'still here' });
     assert.equal(refused.body.result?.content?.[0]?.text, 'still here');
   });
