@@ -4,6 +4,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { isLanegateError } from '../errors.js';
 import type { Policy } from '../policy/model.js';
 import { CONFIG_FORMATS, type ConfigFormat } from './lane-config.js';
+import { DEFAULT_POLICY_PATHS, findPolicy } from './find-policy.js';
 
 /**
  * The lanegate CLI, on commander: every command has its own --help (options and an example), the
@@ -12,7 +13,6 @@ import { CONFIG_FORMATS, type ConfigFormat } from './lane-config.js';
  * suggested. A command's code is loaded only when that command runs.
  */
 const VERSION = packageVersion();
-const defaultPolicy = (): string => process.env.LANEGATE_POLICY ?? 'lanegate.yaml';
 const example = (...lines: string[]): string => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
 
 /** What the command that ran asks the process to exit with. */
@@ -24,12 +24,12 @@ const done = (code: number): void => {
 /** The policy named by --policy (or the default), or undefined after printing its problems (exit 1). */
 const policyOf = async (file: string | undefined): Promise<Policy | undefined> => {
   const { loadOrReport } = await import('./check.js');
-  const p = loadOrReport(file ?? defaultPolicy());
+  const p = loadOrReport(findPolicy(file));
   if (!p) done(1);
   return p;
 };
 
-const policyOption = (): Option => new Option('-p, --policy <file>', 'the policy file (default: $LANEGATE_POLICY or ./lanegate.yaml)');
+const policyOption = (): Option => new Option('-p, --policy <file>', `the policy file (default: $LANEGATE_POLICY, else the first of ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')})`);
 const urlOption = (): Option => new Option('--url <url>', "the running gateway's URL (default: from the policy's listen)");
 
 const program = new Command('lanegate')
@@ -37,7 +37,7 @@ const program = new Command('lanegate')
   .version(VERSION, '-V, --version', 'print the version')
   .exitOverride()
   .showSuggestionAfterError(true)
-  .addHelpText('after', '\nThe policy defaults to $LANEGATE_POLICY or ./lanegate.yaml. `lanegate <command> --help` shows each command.\n');
+  .addHelpText('after', `\nThe policy is --policy FILE, else $LANEGATE_POLICY, else the first of ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')} that exists.\n\`lanegate <command> --help\` shows each command.\n`);
 
 program
   .command('serve')
@@ -63,7 +63,7 @@ program
     const { runServe } = await import('./serve.js');
     done(
       await runServe({
-        policy: o.policy ?? defaultPolicy(),
+        policy: findPolicy(o.policy),
         ...(o.port !== undefined ? { port: Number(o.port) } : {}),
         demo: o.demo ?? false,
         printLaneConfigs: o.laneConfigs,
@@ -76,7 +76,7 @@ program
   .description('validate a policy (file:line:col problems) and the records beside it; exit 1 on any')
   .addOption(policyOption())
   .addHelpText('after', example('lanegate check --policy policies/default.yaml'))
-  .action(async (o: { policy?: string }) => done((await import('./check.js')).runCheck(o.policy ?? defaultPolicy())));
+  .action(async (o: { policy?: string }) => done((await import('./check.js')).runCheck(findPolicy(o.policy))));
 
 const token = program.command('token').description('lane tokens');
 token
@@ -147,13 +147,23 @@ key
 
 program
   .command('init')
-  .description('create the state directory, the signing key and (with --demo-secrets) demo secret files')
-  .addOption(policyOption())
-  .option('--demo-secrets', 'write demo secret files for the default policy')
-  .addHelpText('after', example('lanegate init --policy policies/default.yaml --demo-secrets'))
-  .action(async (o: { policy?: string; demoSecrets?: boolean }) =>
-    done(await (await import('./init.js')).runInit(o.policy ?? defaultPolicy(), o.demoSecrets ?? false)),
-  );
+  .description('write a commented starter policy (DIR/lanegate.yaml), its state directory and signing key; never overwrites')
+  .argument('[dir]', 'where to write lanegate.yaml (default: the current directory)')
+  .addOption(policyOption().makeOptionMandatory(false))
+  .option('--demo-secrets', 'with --policy: write demo secret files for that policy')
+  .addHelpText(
+    'after',
+    example('lanegate init', 'lanegate init my-gateway', 'lanegate init --policy policies/default.yaml --demo-secrets   # state of an existing policy'),
+  )
+  .action(async (dir: string | undefined, o: { policy?: string; demoSecrets?: boolean }, cmd: Command) => {
+    const init = await import('./init.js');
+    if (o.policy === undefined) {
+      if (o.demoSecrets) cmd.error('error: --demo-secrets goes with --policy FILE (the policy whose secrets it writes)');
+      return done(await init.runInitDir(dir ?? '.'));
+    }
+    if (dir !== undefined) cmd.error('error: init takes a directory (for a new policy) or --policy FILE (an existing one), not both');
+    done(await init.runInit(o.policy, o.demoSecrets ?? false));
+  });
 
 program
   .command('schema')

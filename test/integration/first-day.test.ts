@@ -1,0 +1,84 @@
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { execa } from 'execa';
+import { CLI, ROOT, tempDir } from '../helpers/gateway.js';
+
+/** The CLI as an operator runs it, from a directory of their own, with no --policy. */
+const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
+  execa(process.execPath, [CLI, ...args], { reject: false, cwd, env: { LANEGATE_LOG_LEVEL: 'warn', LANEGATE_POLICY: '', ...env } });
+
+describe("the operator's first day: the command, the policy, init", () => {
+  it('package.json bin names a committed, executable launcher that builds dist/ when a fresh clone has none', async () => {
+    const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const bin = path.join(ROOT, pkg.bin.lanegate ?? '');
+    assert.ok(!bin.includes(`${path.sep}dist${path.sep}`), 'the bin exists before any build');
+    assert.ok((statSync(bin).mode & 0o111) !== 0, 'npx runs the bin directly: it must be executable');
+    // A clone after `npm install`: sources and node_modules, no dist/.
+    const clone = tempDir('clone');
+    mkdirSync(path.join(clone, 'bin'));
+    copyFileSync(bin, path.join(clone, 'bin/lanegate.js'));
+    copyFileSync(path.join(ROOT, 'package.json'), path.join(clone, 'package.json'));
+    for (const d of ['src', 'node_modules', 'policies']) symlinkSync(path.join(ROOT, d), path.join(clone, d));
+    const r = await execa(process.execPath, [path.join(clone, 'bin/lanegate.js'), '--version'], { reject: false, cwd: clone });
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    assert.equal(String(r.stdout).trim(), JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version);
+    assert.match(String(r.stderr), /building dist/);
+    assert.ok(existsSync(path.join(clone, 'dist/cli/main.js')));
+    // Built once: the next run goes straight to it.
+    const again = await execa(process.execPath, [path.join(clone, 'bin/lanegate.js'), '--help'], { reject: false, cwd: clone });
+    assert.equal(again.exitCode, 0);
+    assert.doesNotMatch(String(again.stderr), /building/);
+    assert.match(String(again.stdout), /Usage: lanegate/);
+  });
+
+  it('`npx lanegate` runs in the clone', async () => {
+    const r = await execa('npx', ['--offline', 'lanegate', '--version'], { reject: false, cwd: ROOT });
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    assert.match(String(r.stdout), /^\d+\.\d+\.\d+/);
+  });
+
+  it('without --policy: LANEGATE_POLICY, then ./lanegate.yaml; with none, the remedy (and nothing is created)', async () => {
+    const dir = tempDir('nopolicy');
+    const none = await run(['check'], dir);
+    assert.equal(none.exitCode, 1);
+    assert.match(String(none.stderr), /no policy found: looked for \$LANEGATE_POLICY, then \.\/lanegate\.yaml/);
+    assert.match(String(none.stderr), /--policy FILE/);
+    assert.match(String(none.stderr), /lanegate init/);
+    assert.doesNotMatch(String(none.stderr), /ENOENT/);
+    const init = await run(['init'], dir);
+    assert.equal(init.exitCode, 0, String(init.stderr));
+    assert.match(String((await run(['check'], dir)).stdout), /^lanegate\.yaml: ok/);
+    // The environment names a policy elsewhere: that one wins over ./lanegate.yaml.
+    const other = tempDir('envpolicy');
+    await run(['init', other], dir);
+    const env = await run(['check'], dir, { LANEGATE_POLICY: path.join(other, 'lanegate.yaml') });
+    assert.match(String(env.stdout), new RegExp(`^${path.join(other, 'lanegate.yaml')}: ok`));
+  });
+
+  it('init [DIR] writes a commented starter that passes check, its state dir and key, prints three next commands; never overwrites', async () => {
+    const base = tempDir('init');
+    const r = await run(['init', 'gw'], base);
+    assert.equal(r.exitCode, 0, String(r.stderr));
+    const file = path.join(base, 'gw/lanegate.yaml');
+    const text = readFileSync(file, 'utf8');
+    assert.match(text, /kind: shared/);
+    assert.match(text, /kind: principal/);
+    assert.ok((text.match(/^\s*#/gm) ?? []).length >= 8, 'commented');
+    assert.equal((statSync(path.join(base, 'gw/.lanegate')).mode & 0o777).toString(8), '700');
+    assert.ok(existsSync(path.join(base, 'gw/.lanegate/keys')));
+    const next = String(r.stdout).split('Next:\n')[1]?.trim().split('\n') ?? [];
+    assert.equal(next.length, 3);
+    for (const l of next) assert.match(l.trim(), /^npx lanegate .*--policy gw\/lanegate\.yaml/);
+    const check = await run(['check', '--policy', file], base);
+    assert.equal(check.exitCode, 0, String(check.stderr));
+    assert.match(String(check.stdout), /2 trust domains, 1 servers, 1 lanes/);
+    // Refuses to overwrite, and says so.
+    writeFileSync(file, '# mine\n');
+    const again = await run(['init', 'gw'], base);
+    assert.equal(again.exitCode, 1);
+    assert.match(String(again.stderr), /exists; lanegate init never overwrites/);
+    assert.equal(readFileSync(file, 'utf8'), '# mine\n');
+  });
+});
