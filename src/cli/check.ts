@@ -2,6 +2,7 @@ import { isLanegateError } from '../errors.js';
 import { readGuard } from '../records/guard-file.js';
 import { Ledger, ledgerFile } from '../records/ledger.js';
 import { readTrust } from '../records/trust-file.js';
+import { readTokenRecords } from '../records/token-records.js';
 import { readVerdicts } from '../records/verdicts.js';
 import { loadPolicy } from '../policy/load.js';
 import { reportLoad } from './load-report.js';
@@ -18,7 +19,7 @@ export const loadOrReport = (file: string, out: NodeJS.WritableStream = process.
  */
 export const recordsProblems = (stateDir: string): string[] => {
   const out: string[] = [];
-  for (const read of [() => readGuard(stateDir), () => readTrust(stateDir)]) {
+  for (const read of [() => readGuard(stateDir), () => readTrust(stateDir), () => readTokenRecords(stateDir)]) {
     try {
       read();
     } catch (e) {

@@ -59,7 +59,9 @@ export const runInitDir = async (dir: string): Promise<number> => {
   const rel = path.relative(process.cwd(), w.file) || w.file;
   const flag = rel === 'lanegate.yaml' ? '' : ` --policy ${rel}`;
   const out = process.stdout;
-  out.write(`wrote ${rel}: one shared trust domain (public) with the reference server "everything", one principal domain (personal), one lane (main)\n`);
+  out.write(
+    `wrote ${rel}: one shared trust domain (public) with the reference server "everything", one principal domain (personal), one lane (main)\n`,
+  );
   out.write(`created ${path.relative(process.cwd(), state.stateDir) || state.stateDir}/ (0700) with a lane-token signing key\n\n`);
   out.write('Next:\n');
   out.write(`  npx lanegate check${flag}          # validate the policy\n`);

@@ -29,7 +29,11 @@ const policyOf = async (file: string | undefined): Promise<Policy | undefined> =
   return p;
 };
 
-const policyOption = (): Option => new Option('-p, --policy <file>', `the policy file (default: $LANEGATE_POLICY, else the first of ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')})`);
+const policyOption = (): Option =>
+  new Option(
+    '-p, --policy <file>',
+    `the policy file (default: $LANEGATE_POLICY, else the first of ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')})`,
+  );
 const urlOption = (): Option => new Option('--url <url>', "the running gateway's URL (default: from the policy's listen)");
 
 const program = new Command('lanegate')
@@ -37,7 +41,10 @@ const program = new Command('lanegate')
   .version(VERSION, '-V, --version', 'print the version')
   .exitOverride()
   .showSuggestionAfterError(true)
-  .addHelpText('after', `\nThe policy is --policy FILE, else $LANEGATE_POLICY, else the first of ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')} that exists.\n\`lanegate <command> --help\` shows each command.\n`);
+  .addHelpText(
+    'after',
+    `\nThe policy is --policy FILE, else $LANEGATE_POLICY, else the first of ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')} that exists.\n\`lanegate <command> --help\` shows each command.\n`,
+  );
 
 program
   .command('serve')
@@ -123,6 +130,30 @@ token
     },
   );
 
+token
+  .command('list')
+  .description('the issued lane tokens: id, lane, issued, expires, revoked (never a token itself)')
+  .option('--lane <lane>', 'one lane only')
+  .option('--json', 'machine-readable')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate token list', 'lanegate token list --lane research --json'))
+  .action(async (o: { lane?: string; json?: boolean; policy?: string }) => {
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./token-records-cli.js')).runTokenList(policy, o.lane, o.json ?? false));
+  });
+token
+  .command('revoke')
+  .description('revoke one token by id, or every token of a lane; a running gateway applies it within a second')
+  .argument('[id]', 'a token id (lanegate token list shows them)')
+  .option('--lane <lane>', 'every token of this lane issued until now (new ones work)')
+  .addOption(policyOption())
+  .addHelpText('after', example('lanegate token revoke 3f0c…', 'lanegate token revoke --lane research'))
+  .action(async (id: string | undefined, o: { lane?: string; policy?: string }, cmd: Command) => {
+    if ((id === undefined) === (o.lane === undefined)) cmd.error('error: token revoke needs a token id or --lane <lane> (one of them)');
+    const policy = await policyOf(o.policy);
+    if (policy) done((await import('./token-records-cli.js')).runTokenRevoke(policy, id, o.lane));
+  });
+
 const key = program.command('key').description('lane-token signing keys');
 key
   .command('list')
@@ -139,7 +170,7 @@ key
   .description('a new signing key; older keys stay accepted until the date it prints')
   .option('--keep-old <duration>', 'how long tokens of older keys stay accepted', '7d')
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate key rotate --keep-old 30d && lanegate reload'))
+  .addHelpText('after', example('lanegate key rotate --keep-old 30d'))
   .action(async (o: { keepOld: string; policy?: string }) => {
     const policy = await policyOf(o.policy);
     if (policy) done(await (await import('./key.js')).runKeyRotate(policy, o.keepOld));
@@ -153,7 +184,11 @@ program
   .option('--demo-secrets', 'with --policy: write demo secret files for that policy')
   .addHelpText(
     'after',
-    example('lanegate init', 'lanegate init my-gateway', 'lanegate init --policy policies/default.yaml --demo-secrets   # state of an existing policy'),
+    example(
+      'lanegate init',
+      'lanegate init my-gateway',
+      'lanegate init --policy policies/default.yaml --demo-secrets   # state of an existing policy',
+    ),
   )
   .action(async (dir: string | undefined, o: { policy?: string; demoSecrets?: boolean }, cmd: Command) => {
     const init = await import('./init.js');

@@ -6,6 +6,7 @@ import { createLogger } from '../log/logger.js';
 import { loadPolicyIsolated } from '../policy/load-isolated.js';
 import { reportLoad } from './load-report.js';
 import { ENTRIES } from '../install-paths.js';
+import { StateWatch } from '../front/operator/state-watch.js';
 
 export interface ServeArgs {
   policy: string;
@@ -33,6 +34,9 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   const op = ensureOperatorToken(policy.gateway.stateDir);
   const gw = new Gateway({ policy, publicKeys: keys, operatorHash: op.hash, log, ...(a.port !== undefined ? { port: a.port } : {}) });
   gw.auth.setKeys(keys, keyRetirements(policy.gateway.stateDir));
+  // token revoke and key rotate reach this process within a second, with no reload.
+  const watch = new StateWatch(gw, log);
+  await watch.start();
   const url = await gw.listen();
   op.persist();
   const out = process.stdout;
@@ -55,6 +59,7 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
     if (stopping) return;
     stopping = true;
     log.info({ event: 'front_stopping', signal: sig }, 'stopping');
+    watch.stop();
     void gw.close().then(() => process.exit(0));
     setTimeout(() => process.exit(0), 12_000).unref();
   };

@@ -11,7 +11,10 @@ export interface StarterLaunch {
 
 const yamlString = (s: string): string => JSON.stringify(s);
 
-export const starterPolicy = (launch: StarterLaunch, port: number): string => `# A lanegate policy, written by \`lanegate init\`. Read it top to bottom; \`npx lanegate check\`
+export const starterPolicy = (
+  launch: StarterLaunch,
+  port: number,
+): string => `# A lanegate policy, written by \`lanegate init\`. Read it top to bottom; \`npx lanegate check\`
 # validates it (every problem with file:line:col) and \`npx lanegate serve\` runs it.
 version: 1
 

@@ -9,7 +9,7 @@ import { cli, policyHead, ROOT, startGateway, tempDir } from '../helpers/gateway
 /** The commands the README's CLI block lists: `serve`, `token issue`, `key list`, … */
 const readmeCommands = (): string[] => {
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const block = /## CLI\n\n```\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
+  const block = /## CLI\n\n(?:[^`\n][^\n]*\n\n)?```\n([\s\S]*?)```/.exec(readme)?.[1] ?? '';
   return block
     .split('\n')
     .filter((l) => l.startsWith('lanegate '))
