@@ -45,4 +45,10 @@ if (stale()) {
   }
 }
 
+// `npx lanegate --help | head` closes the pipe early: that ends the output, not in a stack trace.
+process.stdout.on('error', (e) => {
+  if (e.code === 'EPIPE') process.exit(0);
+  throw e;
+});
+
 await import(pathToFileURL(entry).href);

@@ -80,10 +80,13 @@ program
 
 program
   .command('check')
-  .description('validate a policy (file:line:col problems) and the records beside it; exit 1 on any')
+  .description('validate a policy (every problem at once, as file:line:col) and the records beside it; exit 1 on any')
+  .option('--launch', 'also start each server once: initialize it, list its surface, stop it')
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate check --policy policies/default.yaml'))
-  .action(async (o: { policy?: string }) => done((await import('./check.js')).runCheck(findPolicy(o.policy))));
+  .addHelpText('after', example('lanegate check', 'lanegate check --launch --policy policies/default.yaml'))
+  .action(async (o: { policy?: string; launch?: boolean }) =>
+    done(await (await import('./check.js')).runCheck(findPolicy(o.policy), o.launch ?? false)),
+  );
 
 const token = program.command('token').description('lane tokens');
 token

@@ -4,7 +4,7 @@ import { Gateway } from '../front/gateway.js';
 import { ensureOperatorToken } from '../front/operator/operator.js';
 import { createLogger } from '../log/logger.js';
 import { loadPolicyIsolated } from '../policy/load-isolated.js';
-import { reportLoad } from './load-report.js';
+import { reportLoad, reportWarnings } from './load-report.js';
 import { ENTRIES } from '../install-paths.js';
 import { StateWatch } from '../front/operator/state-watch.js';
 
@@ -27,8 +27,10 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   const initArgs = ['init', '--policy', a.policy, ...(a.demo ? ['--demo-secrets'] : [])];
   if ((await step(initArgs)) !== 0) return 1;
   // Validated in a child process: the front never holds the schema library or the YAML parser.
-  const policy = reportLoad(await loadPolicyIsolated(a.policy), a.policy);
+  const loaded = await loadPolicyIsolated(a.policy);
+  const policy = reportLoad(loaded, a.policy);
   if (!policy) return 1;
+  reportWarnings(loaded);
   const log = createLogger('front');
   const keys = await loadPublicKeys(policy.gateway.stateDir);
   const op = ensureOperatorToken(policy.gateway.stateDir);

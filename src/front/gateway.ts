@@ -29,6 +29,7 @@ import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } 
 import { GuardWriter } from './operator/guard-writer.js';
 import type { GuardReport } from '../link/reports.js';
 import { readTrust } from '../records/trust-file.js';
+import { UpstreamHealth } from './operator/upstream-health.js';
 import { Escalations } from './operator/escalations.js';
 import { LaneLoad } from './transport/lane-load.js';
 import { FairShare } from './transport/fair-share.js';
@@ -90,6 +91,8 @@ export class Gateway {
   readonly evaluator: Evaluator;
   /** Lanes moved off shared children by requests outside the demonstrated scope (until their host restarts). */
   readonly escalations = new Escalations();
+  /** Servers whose last start failed or that crashed, with the child's own words (status shows them). */
+  readonly upstreamHealth = new UpstreamHealth();
 
   /** The listen port came from the command line, not the policy (a reload may not change the policy's). */
   get portOverridden(): boolean {
@@ -208,6 +211,7 @@ export class Gateway {
       }
     },
     [LINK.upstream]: (_key, p) => {
+      this.upstreamHealth.note(p);
       if (p.kind === 'started' && p.server && p.version) this.evidence.noteVersion(p.server, p.version);
       if (p.kind === 'crashed' && p.server) this.metrics.restarts.inc({ kind: 'upstream', server: p.server });
     },

@@ -97,9 +97,10 @@ export class Host {
         onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
         held: (server, key) => this.resources.held(server, key),
         onEvent: (e) => {
-          this.log.info(
+          // A start that failed or a crash is the operator's business: warn, with the child's own words.
+          this.log[e.kind === 'start_failed' || e.kind === 'crashed' ? 'warn' : 'info'](
             { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, childPid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
-            `upstream ${e.kind}`,
+            `upstream ${e.kind}${e.detail ? `: ${escapeUntrusted(e.detail, 400)}` : ''}`,
           );
           this.out.notify(LINK.upstream, { ...e });
         },

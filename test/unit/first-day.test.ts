@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { choosePolicy } from '../../src/cli/find-policy.js';
+import { policySchema } from '../../src/policy/schema.js';
+import { aboutRemoved, pruneUntilValid } from '../../src/policy/tolerant.js';
+import { revocationsOf } from '../../src/records/token-records.js';
+import { stderrReason } from '../../src/upstream/stderr-tail.js';
+
+describe('choosePolicy', () => {
+  it('--policy, then $LANEGATE_POLICY, then the first default that exists; none: the remedy', () => {
+    const has =
+      (...f: string[]) =>
+      (p: string) =>
+        f.includes(p);
+    assert.deepEqual(choosePolicy('x.yaml', 'env.yaml', has('lanegate.yaml')), { ok: true, file: 'x.yaml' });
+    assert.deepEqual(choosePolicy(undefined, 'env.yaml', has('lanegate.yaml')), { ok: true, file: 'env.yaml' });
+    assert.deepEqual(choosePolicy(undefined, undefined, has('lanegate.yaml', 'policies/default.yaml')), {
+      ok: true,
+      file: 'lanegate.yaml',
+    });
+    assert.deepEqual(choosePolicy(undefined, undefined, has('policies/default.yaml')), { ok: true, file: 'policies/default.yaml' });
+    const none = choosePolicy(undefined, undefined, has());
+    assert.equal(none.ok, false);
+    assert.match(none.ok ? '' : none.detail, /--policy FILE.*LANEGATE_POLICY.*lanegate init/);
+  });
+});
+
+describe('pruneUntilValid', () => {
+  const doc = (servers: Record<string, unknown>, lanes: Record<string, unknown> = {}) => ({
+    version: 1,
+    commands: { node: { path: '/usr/bin/node' } },
+    trustDomains: { public: { kind: 'shared' } },
+    servers,
+    lanes,
+  });
+  it('drops an unknown key and keeps the entry, so its cross-checks still run', () => {
+    const r = pruneUntilValid(policySchema, doc({ a: { prefix: 'a', domain: 'public', shrae: 'never', stdio: { command: 'bash' } } }));
+    assert.ok(r.data);
+    assert.equal(r.data?.servers.a?.stdio?.command, 'bash');
+    assert.equal(r.removed.size, 0);
+  });
+  it('a required value that is bad takes its entry out, and a reference to it is not a second problem', () => {
+    const r = pruneUntilValid(
+      policySchema,
+      doc({ a: { prefix: 'Bad_', domain: 'public', stdio: { command: 'node' } } }, { one: { servers: ['a'] } }),
+    );
+    assert.ok(r.data);
+    assert.equal(r.data?.servers.a, undefined);
+    assert.ok(r.removed.has('servers.a'));
+    assert.ok(aboutRemoved('server "a" is not declared in servers', r.removed));
+    assert.ok(!aboutRemoved('server "b" is not declared in servers', r.removed));
+  });
+  it('does not pretend: with nothing left to take out it gives up', () => {
+    assert.equal(pruneUntilValid(policySchema, 'just a string').data, undefined);
+  });
+});
+
+describe('revocationsOf', () => {
+  it('revoked ids and per-lane cut-offs in epoch seconds', () => {
+    const r = revocationsOf({ schema: 1, issued: [], revoked: { x: '2026-01-01T00:00:00Z' }, laneCutoffs: { a: '2026-01-01T00:00:10Z' } });
+    assert.ok(r.ids.has('x'));
+    assert.equal(r.cutoffs.get('a'), Date.parse('2026-01-01T00:00:10Z') / 1000);
+  });
+});
+
+describe('stderrReason', () => {
+  it("finds Node's Cannot find module line among the stack and footer", () => {
+    const lines = [
+      'node:internal/modules/cjs/loader:1228',
+      '  throw err;',
+      '  ^',
+      "Error: Cannot find module '/x/fixtrue.mjs'",
+      '    at Module._resolveFilename (node:internal/modules/cjs/loader:1225:15)',
+      "  code: 'MODULE_NOT_FOUND',",
+      'Node.js v20.20.2',
+    ];
+    assert.equal(stderrReason(lines), "Error: Cannot find module '/x/fixtrue.mjs'");
+  });
+  it('else the last useful line; nothing for nothing', () => {
+    assert.equal(stderrReason(['starting', 'listening on stdio']), 'listening on stdio');
+    assert.equal(stderrReason([]), undefined);
+  });
+});
