@@ -26,7 +26,7 @@ export const runKeyList = (policy: Policy, json: boolean): number => {
  * printed date, so nothing that is valid now ends at the rotation. A running gateway picks both
  * up by itself (StateWatch follows keys/).
  */
-export const runKeyRotate = async (policy: Policy, keepOld: string): Promise<number> => {
+export const runKeyRotate = async (policy: Policy, keepOld: string, json = false): Promise<number> => {
   let keepS: number;
   try {
     keepS = parseDuration(keepOld);
@@ -35,6 +35,10 @@ export const runKeyRotate = async (policy: Policy, keepOld: string): Promise<num
     return 2;
   }
   const r = await rotateKeys(policy.gateway.stateDir, keepS);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ kid: r.kid, retired: r.retired }, null, 2)}\n`);
+    return 0;
+  }
   process.stdout.write(`new signing key ${r.kid}: lanegate token issue signs with it from now on\n`);
   for (const x of r.retired) process.stdout.write(`  tokens signed by ${x.kid} are accepted until ${x.acceptedUntil}, then refused\n`);
   process.stdout.write('a running gateway accepts the new key within a second (it follows the state dir); no reload needed\n');

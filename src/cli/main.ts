@@ -172,11 +172,12 @@ key
   .command('rotate')
   .description('a new signing key; older keys stay accepted until the date it prints')
   .option('--keep-old <duration>', 'how long tokens of older keys stay accepted', '7d')
+  .option('--json', 'machine-readable')
   .addOption(policyOption())
   .addHelpText('after', example('lanegate key rotate --keep-old 30d'))
-  .action(async (o: { keepOld: string; policy?: string }) => {
+  .action(async (o: { keepOld: string; json?: boolean; policy?: string }) => {
     const policy = await policyOf(o.policy);
-    if (policy) done(await (await import('./key.js')).runKeyRotate(policy, o.keepOld));
+    if (policy) done(await (await import('./key.js')).runKeyRotate(policy, o.keepOld, o.json ?? false));
   });
 
 program
@@ -251,34 +252,37 @@ program
 program
   .command('measure')
   .description('run a pre-flight and demonstration pass on the running gateway (placements change at the next host start)')
+  .option('--json', 'machine-readable: the final progress, no bar')
   .addOption(urlOption())
   .addOption(policyOption())
   .addHelpText('after', example('lanegate measure && lanegate review'))
-  .action(async (o: { url?: string; policy?: string }) => {
+  .action(async (o: { url?: string; json?: boolean; policy?: string }) => {
     const policy = await policyOf(o.policy);
-    if (policy) done(await (await import('./measure.js')).runMeasure(policy, o.url));
+    if (policy) done(await (await import('./measure.js')).runMeasure(policy, o.url, o.json ?? false));
   });
 
 program
   .command('reload')
   .description('make the running gateway re-read its policy and keys (as SIGHUP does)')
+  .option('--json', 'machine-readable')
   .addOption(urlOption())
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate reload'))
-  .action(async (o: { url?: string; policy?: string }) => {
+  .addHelpText('after', example('lanegate reload', 'lanegate reload --json'))
+  .action(async (o: { url?: string; json?: boolean; policy?: string }) => {
     const policy = await policyOf(o.policy);
-    if (policy) done(await (await import('./reload.js')).runReload(policy, o.url));
+    if (policy) done(await (await import('./reload.js')).runReload(policy, o.url, o.json ?? false));
   });
 
 program
   .command('draft-probe')
   .description("propose a probe from a server's read-only tools, for review before it goes in the policy")
   .argument('<server>', 'a server of the policy')
+  .option('--write', 'insert it under servers.<server> in the policy file (comments and layout kept)')
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate draft-probe everything'))
-  .action(async (server: string, o: { policy?: string }) => {
+  .addHelpText('after', example('lanegate draft-probe everything', 'lanegate draft-probe memory --write'))
+  .action(async (server: string, o: { policy?: string; write?: boolean }) => {
     const policy = await policyOf(o.policy);
-    if (policy) done((await import('./draft-probe.js')).runDraftProbe(policy, server));
+    if (policy) done((await import('./draft-probe.js')).runDraftProbe(policy, server, o.write ?? false));
   });
 
 program
