@@ -4,6 +4,36 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { execa } from 'execa';
 import { CLI, ROOT, tempDir } from '../helpers/gateway.js';
+import { modernPost } from '../helpers/mcp.js';
+
+/** `lanegate serve` in `cwd` with no --policy, until its start screen is printed; returns it and a stop. */
+const serveIn = async (cwd: string): Promise<{ out: string; stop: () => Promise<void> }> => {
+  const proc = execa(process.execPath, [CLI, 'serve', '--port', '0'], {
+    cwd,
+    reject: false,
+    buffer: false,
+    env: { LANEGATE_LOG_LEVEL: 'warn', LANEGATE_POLICY: '' },
+  });
+  let out = '';
+  proc.stdout?.setEncoding('utf8');
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`no start screen:\n${out}`)), 30_000);
+    proc.stdout?.on('data', (c: string) => {
+      out += c;
+      if (out.includes('Ctrl-C stops')) {
+        clearTimeout(t);
+        resolve();
+      }
+    });
+  });
+  return {
+    out,
+    stop: async () => {
+      proc.kill('SIGTERM');
+      await proc;
+    },
+  };
+};
 
 /** The CLI as an operator runs it, from a directory of their own, with no --policy. */
 const run = (args: string[], cwd: string, env: Record<string, string> = {}) =>
@@ -80,5 +110,35 @@ describe("the operator's first day: the command, the policy, init", () => {
     assert.equal(again.exitCode, 1);
     assert.match(String(again.stderr), /exists; lanegate init never overwrites/);
     assert.equal(readFileSync(file, 'utf8'), '# mine\n');
+  });
+
+  it('empty folder -> init -> serve: the start screen names the dashboard, the operator token file and the client formats; a client connects from the printed config', async () => {
+    const dir = tempDir('firstserve');
+    assert.equal((await run(['init'], dir)).exitCode, 0);
+    const first = await serveIn(dir);
+    let origin = '';
+    try {
+      origin = /serving (http:\/\/\S+)\/mcp/.exec(first.out)?.[1] ?? '';
+      assert.ok(origin, first.out);
+      assert.match(first.out, new RegExp(`dashboard: ${origin}/dashboard`));
+      assert.match(
+        first.out,
+        /operator token \(for \/metrics, \/api, \/dashboard; also in \S+\/\.lanegate\/keys\/operator\.token, 0600\): lgo_/,
+      );
+      assert.match(first.out, /npx lanegate token issue --lane LANE --format json\|claude\|codex/);
+      // The printed config for lane "main", pasted into a client: its URL and header work.
+      const url = /"url": "(http:[^"]+)"/.exec(first.out)?.[1] ?? '';
+      const token = /"Authorization": "Bearer ([^"]+)"/.exec(first.out)?.[1] ?? '';
+      const list = await modernPost(url, token, 1, 'tools/list');
+      assert.equal(list.status, 200);
+      const names = ((list.json?.result as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
+      assert.ok(names.includes('every_echo'), names.join(', '));
+    } finally {
+      await first.stop();
+    }
+    const second = await serveIn(dir);
+    await second.stop();
+    assert.match(second.out, /operator token \(for \/metrics, \/api, \/dashboard\): in \S+\/\.lanegate\/keys\/operator\.token \(0600\)/);
+    assert.doesNotMatch(second.out, /lgo_/, 'printed once, when made');
   });
 });
