@@ -1,3 +1,5 @@
+import { surfaceProfile } from '../guard/profile.js';
+import { CLIENT_CAPABILITIES, SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import { escapeUntrusted } from '../log/escape.js';
@@ -164,7 +166,10 @@ export class Host {
     if (req.method === LINK.measure) {
       const server = String(params.server ?? '');
       const slot = this.cfg.lane === undefined ? this.slots.get(server) : undefined;
-      return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) => this.guard.vet(server, surface));
+      return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) =>
+        // A measurement's scratch children are offered what a shared child is.
+        this.guard.vet(server, surface, undefined, surfaceProfile(SHARED_CLIENT_CAPABILITIES)),
+      );
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
@@ -233,7 +238,13 @@ export class Host {
         checkInventory(slot.config, conn, s, { log: this.log, notify: this.out.notify.bind(this.out), withheld: this.withheld });
         // A refusal is logged by the guard as one structured event (guard_refused).
         // A lane's own child is judged for that lane; a shared child for every lane it serves.
-        this.guard.vet(slot.config.name, s, slot.sharedFor(lane) ? undefined : lane);
+        const shared = slot.sharedFor(lane);
+        this.guard.vet(
+          slot.config.name,
+          s,
+          shared ? undefined : lane,
+          surfaceProfile(shared ? SHARED_CLIENT_CAPABILITIES : CLIENT_CAPABILITIES),
+        );
         return s;
       }),
     );

@@ -81,3 +81,31 @@ describe('stderrReason', () => {
     assert.equal(stderrReason([]), undefined);
   });
 });
+
+describe('logging on a shared child, in words that are true', () => {
+  it('review says what lanegate does (setLevel answered per lane), also for verdicts recorded in older words', async () => {
+    const { assess } = await import('../../src/shareability/assess.js');
+    const { LOGGING_WHEN_SHARED, degradationsOf } = await import('../../src/shareability/facets.js');
+    assert.deepEqual(degradationsOf({ logging: {} }), [LOGGING_WHEN_SHARED]);
+    assert.match(LOGGING_WHEN_SHARED, /answers logging\/setLevel per lane and never forwards it/);
+    const a = assess({
+      server: { name: 's', share: 'auto', perLaneLaunch: false, transport: 'stdio', enabled: true, hasProbe: true },
+      domain: { name: 'pub', kind: 'shared', perLane: false },
+      hazards: [],
+      guard: 'admitted',
+      row: {
+        identity: 'id-1',
+        schema: 1,
+        ran: true,
+        callerSensitive: false,
+        divergent: [],
+        declaresCallerIdentity: false,
+        evaluatedAt: 1,
+        degradations: ["logging: the last caller's level wins; a log line of one call may be dropped"],
+      } as never,
+    });
+    const note = a.reasons.find((r) => r.code === 'degrades_when_shared')?.detail ?? '';
+    assert.equal(note, LOGGING_WHEN_SHARED);
+    assert.doesNotMatch(note, /last caller/);
+  });
+});
