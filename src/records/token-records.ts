@@ -1,3 +1,4 @@
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { LanegateError } from '../errors.js';
 import { isObject, keepCorrupt, readRecord, recordsDir, writeAtomic } from './atomic.js';
@@ -64,8 +65,57 @@ export const readTokenRecords = (stateDir: string, keep = false): TokenRecords =
 /** Issued records expired this long ago are dropped on the next write (an expired token is refused anyway). */
 const KEEP_EXPIRED_MS = 7 * 86_400_000;
 
-/** Read, change, write atomically. Throws on an unreadable file: a change never starts from "nothing revoked". */
-export const updateTokenRecords = (stateDir: string, change: (r: TokenRecords) => void, now = Date.now()): TokenRecords => {
+const LOCK_WAIT_MS = 5000;
+const LOCK_STALE_MS = 30_000;
+
+/**
+ * One writer at a time (`token issue` and `token revoke` may run at once, from two terminals or a
+ * script): a lock file made with O_EXCL, naming its pid. A lock whose writer is gone, or older than
+ * any write takes, is taken over. Bounded: after 5 s the change fails rather than risk losing one.
+ */
+const withLock = <T>(file: string, fn: () => T): T => {
+  const lock = `${file}.lock`;
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  const until = Date.now() + LOCK_WAIT_MS;
+  for (;;) {
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx', mode: 0o600 });
+      break;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+      if (lockIsStale(lock)) {
+        rmSync(lock, { force: true });
+        continue;
+      }
+      if (Date.now() > until)
+        throw new LanegateError('records_corrupt', `${lock} is held by another lanegate command; retry, or remove it if none is running`);
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    rmSync(lock, { force: true });
+  }
+};
+
+const lockIsStale = (lock: string): boolean => {
+  try {
+    const pid = Number(readFileSync(lock, 'utf8'));
+    if (Date.now() - statSync(lock).mtimeMs > LOCK_STALE_MS) return true;
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    // ESRCH: its writer is gone. EPERM: alive (another user). Unreadable just now: being replaced.
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+};
+
+/** Read, change, write atomically, under the lock. Throws on an unreadable file: a change never starts from "nothing revoked". */
+export const updateTokenRecords = (stateDir: string, change: (r: TokenRecords) => void, now = Date.now()): TokenRecords =>
+  withLock(tokensFile(stateDir), () => applyChange(stateDir, change, now));
+
+const applyChange = (stateDir: string, change: (r: TokenRecords) => void, now: number): TokenRecords => {
   const r = readTokenRecords(stateDir);
   change(r);
   const keep = new Set<string>();

@@ -104,6 +104,21 @@ describe('token lifecycle from the CLI, applied to the running gateway with no r
     assert.ok((await within(2000, async () => /signing keys changed/.test(gw.stderr()))) >= 0, 'logged at info');
   });
 
+  it('concurrent token issue and revoke lose nothing (one writer at a time)', async () => {
+    const before = (JSON.parse(String((await run('token', 'list', '--json')).stdout)) as { tokens: unknown[] }).tokens.length;
+    const target = (
+      JSON.parse(String((await run('token', 'list', '--json')).stdout)) as { tokens: { id: string; state: string }[] }
+    ).tokens.find((t) => t.state === 'active');
+    const runs = await Promise.all([
+      ...Array.from({ length: 8 }, () => run('token', 'issue', '--lane', 'a', '--quiet')),
+      run('token', 'revoke', target?.id ?? ''),
+    ]);
+    for (const r of runs) assert.equal(r.exitCode, 0, String(r.stderr));
+    const after = JSON.parse(String((await run('token', 'list', '--json')).stdout)) as { tokens: { id: string; state: string }[] };
+    assert.equal(after.tokens.length, before + 8, 'every issued token recorded');
+    assert.match(after.tokens.find((t) => t.id === target?.id)?.state ?? '', /^revoked/, 'the revocation survived the concurrent writes');
+  });
+
   it('unreadable token records refuse every lane at run time, and a restart refuses to serve', async () => {
     const ta = await gw.token('a');
     assert.equal(await ping(gw.url, ta), 200);
