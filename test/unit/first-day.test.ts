@@ -109,3 +109,27 @@ describe('logging on a shared child, in words that are true', () => {
     assert.doesNotMatch(note, /last caller/);
   });
 });
+
+describe('insertProbe', () => {
+  it('puts the probe as the last key of a block server, every other line kept, in the policy as written', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { parse } = await import('yaml');
+    const { insertProbe, probeBlock } = await import('../../src/cli/probe-block.js');
+    const text = readFileSync('policies/default.yaml', 'utf8');
+    const steps = [{ tool: 'read_graph', args: {} }];
+    const r = insertProbe(text, 'memory', steps);
+    assert.ok('text' in r);
+    const out = 'text' in r ? r.text : '';
+    assert.deepEqual(parse(out).servers.memory.probe, steps);
+    assert.deepEqual(parse(out).servers.mail, parse(text).servers.mail);
+    assert.equal(out.replace(`${probeBlock(steps, 4)}\n`, ''), text, 'the block added, every other byte kept');
+    assert.match(
+      out,
+      /env: \{ MEMORY_FILE_PATH: "\{stateDir\}\/memory-\{lane\}\.jsonl" \} {3}# in the state dir itself: it exists\n {4}probe:\n/,
+    );
+    const again = insertProbe(out, 'memory', steps);
+    assert.ok('error' in again && /already has a probe/.test(again.error));
+    const inline = insertProbe('servers:\n  a: { prefix: a }\n', 'a', steps);
+    assert.ok('error' in inline && /inline/.test(inline.error));
+  });
+});
