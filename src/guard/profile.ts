@@ -1,3 +1,4 @@
+import { CLIENT_CAPABILITIES, SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
 import type { SurfaceChange } from './hash.js';
 
 /**
@@ -15,3 +16,6 @@ export const surfaceProfile = (capabilities: Record<string, unknown>): string =>
  */
 export const capabilityVariant = (changes: readonly SurfaceChange[]): boolean =>
   changes.length > 0 && changes.every((c) => c.kind === 'tool' && (c.change === 'added' || c.change === 'removed'));
+
+/** The profile of a child lanegate starts: a shared (or measuring) one is offered fewer capabilities than a lane's own. */
+export const childProfile = (shared: boolean): string => surfaceProfile(shared ? SHARED_CLIENT_CAPABILITIES : CLIENT_CAPABILITIES);

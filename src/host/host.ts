@@ -1,5 +1,4 @@
-import { surfaceProfile } from '../guard/profile.js';
-import { CLIENT_CAPABILITIES, SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
+import { childProfile } from '../guard/profile.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import { escapeUntrusted } from '../log/escape.js';
@@ -167,8 +166,7 @@ export class Host {
       const server = String(params.server ?? '');
       const slot = this.cfg.lane === undefined ? this.slots.get(server) : undefined;
       return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) =>
-        // A measurement's scratch children are offered what a shared child is.
-        this.guard.vet(server, surface, undefined, surfaceProfile(SHARED_CLIENT_CAPABILITIES)),
+        this.guard.vet(server, surface, undefined, childProfile(true)),
       );
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
@@ -238,13 +236,7 @@ export class Host {
         checkInventory(slot.config, conn, s, { log: this.log, notify: this.out.notify.bind(this.out), withheld: this.withheld });
         // A refusal is logged by the guard as one structured event (guard_refused).
         // A lane's own child is judged for that lane; a shared child for every lane it serves.
-        const shared = slot.sharedFor(lane);
-        this.guard.vet(
-          slot.config.name,
-          s,
-          shared ? undefined : lane,
-          surfaceProfile(shared ? SHARED_CLIENT_CAPABILITIES : CLIENT_CAPABILITIES),
-        );
+        this.guard.vet(slot.config.name, s, slot.sharedFor(lane) ? undefined : lane, childProfile(slot.sharedFor(lane)));
         return s;
       }),
     );

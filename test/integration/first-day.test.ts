@@ -131,7 +131,7 @@ describe("the operator's first day: the command, the policy, init", () => {
       const token = /"Authorization": "Bearer ([^"]+)"/.exec(first.out)?.[1] ?? '';
       const list = await modernPost(url, token, 1, 'tools/list');
       assert.equal(list.status, 200);
-      const names = ((list.json?.result as { tools?: { name: string }[] }).tools ?? []).map((t) => t.name);
+      const names = ((list.json?.result as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((t) => t.name);
       assert.ok(names.includes('every_echo'), names.join(', '));
     } finally {
       await first.stop();

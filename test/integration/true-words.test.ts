@@ -36,7 +36,7 @@ describe('quiet, true words: capability-gated tools are not drift; an empty shar
     gw = await startGateway(POLICY());
     // Unmeasured: lane a's own child, offered roots, lists get-roots-list.
     const list = await modernPost(gw.url, await gw.token('a'), 1, 'tools/list');
-    const names = ((list.json?.result as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
+    const names = ((list.json?.result as { tools?: { name: string }[] } | undefined)?.tools ?? []).map((t) => t.name);
     assert.ok(names.includes('every_get-roots-list'), names.join(', '));
     // A measurement's children are offered what a shared child is: no roots, so no such tool.
     await operatorApi(gw, '/api/measure', 'POST');
