@@ -55,7 +55,7 @@ describe('token lifecycle from the CLI, applied to the running gateway with no r
     assert.equal(json.tokens.find((t) => t.id === id)?.state, 'active');
   });
 
-  it('token revoke ID ends the open session within a second and refuses the token; the other lane is untouched', async () => {
+  it('token revoke ID ends the open session within a second and refuses the token; the other lane is untouched', async (t) => {
     const ta = await gw.token('a');
     const tb = await gw.token('b');
     const id = (JSON.parse(String((await run('token', 'list', '--json')).stdout)) as { tokens: { id: string; lane: string }[] }).tokens
@@ -68,10 +68,12 @@ describe('token lifecycle from the CLI, applied to the running gateway with no r
     assert.equal(await ping(gw.url, ta), 200);
     const t0 = Date.now();
     const r = await run('token', 'revoke', id ?? '');
+    const written = Date.now(); // the revocation is on disk before the CLI exits
     assert.equal(r.exitCode, 0, String(r.stderr));
     assert.match(String(r.stdout), /revoked token \S+ \(lane "a"\)/);
     const ended = await Promise.race([sa.closed, new Promise<number>((res) => setTimeout(() => res(-1), 3000))]);
-    assert.ok(ended > 0 && ended - t0 < 1000 + 800, `the session's stream ended ${ended - t0} ms after revoke (CLI start included)`);
+    assert.ok(ended > 0 && ended - written < 1000, `the session's stream ended ${ended - written} ms after the CLI exited`);
+    t.diagnostic(`revoke CLI ran ${written - t0} ms; stream ended ${ended - t0} ms after it started`);
     assert.equal(await ping(gw.url, ta), 401);
     assert.equal(await ping(gw.url, tb), 200, 'lane b keeps working');
     const still = await Promise.race([sb.closed.then(() => 'closed'), new Promise((res) => setTimeout(() => res('open'), 300))]);
