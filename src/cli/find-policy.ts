@@ -2,6 +2,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { LanegateError } from '../errors.js';
 
+/**
+ * How to write the command in advice printed to the operator: `lanegate` when it was run from the
+ * PATH (npm link, npm install -g), else `npx lanegate` (in the clone; npx and npm scripts set
+ * npm_command).
+ */
+export const commandName = (): string =>
+  !process.env.npm_command && path.basename(process.argv[1] ?? '') === 'lanegate' ? 'lanegate' : 'npx lanegate';
+
 /** Where a command looks for the policy when no --policy is given, in this order (after $LANEGATE_POLICY). */
 export const DEFAULT_POLICY_PATHS = ['lanegate.yaml', 'lanegate.yml', 'policies/default.yaml'] as const;
 
@@ -20,7 +28,7 @@ export const choosePolicy = (given: string | undefined, env: string | undefined,
     ok: false,
     detail:
       `no policy found: looked for $LANEGATE_POLICY, then ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')}. ` +
-      'Pass one with --policy FILE (or export LANEGATE_POLICY=FILE), or create a starter with: npx lanegate init',
+      `Pass one with --policy FILE (or export LANEGATE_POLICY=FILE), or create a starter with: ${commandName()} init`,
   };
 };
 

@@ -7,6 +7,7 @@ import { loadPolicy } from '../policy/load.js';
 import { formatProblem } from '../policy/problem.js';
 import { expandForLanes } from '../policy/placeholders.js';
 import { writeStarter } from './init-starter.js';
+import { commandName } from './find-policy.js';
 
 /**
  * Prepares a policy's state: creates the state dir (0700) and the signing key, and with
@@ -63,9 +64,10 @@ export const runInitDir = async (dir: string): Promise<number> => {
     `wrote ${rel}: one shared trust domain (public) with the reference server "everything", one principal domain (personal), one lane (main)\n`,
   );
   out.write(`created ${path.relative(process.cwd(), state.stateDir) || state.stateDir}/ (0700) with a lane-token signing key\n\n`);
+  const cmd = commandName();
   out.write('Next:\n');
-  out.write(`  npx lanegate check${flag}          # validate the policy\n`);
-  out.write(`  npx lanegate serve${flag}          # run it; prints the URL, the operator token file and each lane's client config\n`);
-  out.write(`  npx lanegate token issue --lane main --format claude${flag}   # a token and config for one client\n`);
+  out.write(`  ${cmd} check${flag}          # validate the policy\n`);
+  out.write(`  ${cmd} serve${flag}          # run it; prints the URL, the operator token file and each lane's client config\n`);
+  out.write(`  ${cmd} token issue --lane main --format claude${flag}   # a token and config for one client\n`);
   return 0;
 };

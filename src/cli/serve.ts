@@ -7,6 +7,7 @@ import { loadPolicyIsolated } from '../policy/load-isolated.js';
 import { reportLoad, reportWarnings } from './load-report.js';
 import path from 'node:path';
 import { CONFIG_FORMATS } from './lane-config.js';
+import { commandName } from './find-policy.js';
 import { ENTRIES } from '../install-paths.js';
 import { StateWatch } from '../front/operator/state-watch.js';
 
@@ -55,7 +56,7 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   // On every start, not only the first: the token is in its file (0600), printed once when made.
   if (op.created) out.write(`  operator token (for /metrics, /api, /dashboard; also in ${tokenFile}, 0600): ${op.created}\n`);
   else out.write(`  operator token (for /metrics, /api, /dashboard): in ${tokenFile} (0600)\n`);
-  out.write(`  a client's config: npx lanegate token issue --lane LANE --format ${CONFIG_FORMATS.join('|')}\n`);
+  out.write(`  a client's config: ${commandName()} token issue --lane LANE --format ${CONFIG_FORMATS.join('|')}\n`);
   // Every lane's config from ONE process (the only one that reads the private signing key).
   if (a.printLaneConfigs && Object.values(policy.lanes).some((l) => l.enabled)) {
     out.write('\n');

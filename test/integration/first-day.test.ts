@@ -61,6 +61,17 @@ describe("the operator's first day: the command, the policy, init", () => {
     assert.equal(again.exitCode, 0);
     assert.doesNotMatch(String(again.stderr), /building/);
     assert.match(String(again.stdout), /Usage: lanegate/);
+    // `npm link` / `npm install -g`: a `lanegate` on the PATH pointing at the launcher; advice names it so.
+    const bindir = tempDir('pathbin');
+    symlinkSync(path.join(clone, 'bin/lanegate.js'), path.join(bindir, 'lanegate'));
+    const work = tempDir('linked');
+    const linked = await execa('lanegate', ['init'], {
+      reject: false,
+      cwd: work,
+      env: { PATH: `${bindir}${path.delimiter}${process.env.PATH ?? ''}`, npm_command: '', LANEGATE_LOG_LEVEL: 'warn' },
+    });
+    assert.equal(linked.exitCode, 0, String(linked.stderr));
+    assert.match(String(linked.stdout), /^ {2}lanegate check/m, 'run from the PATH, the advice says lanegate');
   });
 
   it('`npx lanegate` runs in the clone', async () => {
