@@ -2,9 +2,10 @@ import { isLanegateError } from '../errors.js';
 import { readGuard } from '../records/guard-file.js';
 import { Ledger, ledgerFile } from '../records/ledger.js';
 import { readTrust } from '../records/trust-file.js';
+import { readTokenRecords } from '../records/token-records.js';
 import { readVerdicts } from '../records/verdicts.js';
 import { loadPolicy } from '../policy/load.js';
-import { reportLoad } from './load-report.js';
+import { reportLoad, reportWarnings } from './load-report.js';
 import type { Policy } from '../policy/model.js';
 
 /** Loads a policy or prints every problem (file:line:col  path  message) and returns undefined. */
@@ -18,7 +19,7 @@ export const loadOrReport = (file: string, out: NodeJS.WritableStream = process.
  */
 export const recordsProblems = (stateDir: string): string[] => {
   const out: string[] = [];
-  for (const read of [() => readGuard(stateDir), () => readTrust(stateDir)]) {
+  for (const read of [() => readGuard(stateDir), () => readTrust(stateDir), () => readTokenRecords(stateDir)]) {
     try {
       read();
     } catch (e) {
@@ -31,13 +32,24 @@ export const recordsProblems = (stateDir: string): string[] => {
   return out;
 };
 
-export const runCheck = (file: string): number => {
-  const policy = loadOrReport(file);
+export const runCheck = async (file: string, launch = false): Promise<number> => {
+  const r = loadPolicy(file);
+  const policy = reportLoad(r, file);
   if (!policy) return 1;
+  const warned = reportWarnings(r);
   const n = (o: object): number => Object.keys(o).length;
   const records = recordsProblems(policy.gateway.stateDir);
   for (const r of records) process.stderr.write(`error: ${r}\n`);
-  if (records.length > 0) return 1;
+  let failed = 0;
+  if (launch) {
+    process.stdout.write('starting each server once (initialize, list, stop):\n');
+    failed = await (await import('./check-launch.js')).checkLaunch(policy);
+  }
+  if (records.length > 0 || warned > 0 || failed > 0) {
+    if (warned > 0) process.stderr.write(`${warned} warning(s) in ${file}: serve would start, but the server(s) named fail to launch\n`);
+    if (failed > 0) process.stderr.write(`${failed} server(s) failed to start; the lines above say why\n`);
+    return 1;
+  }
   process.stdout.write(
     `${file}: ok (${n(policy.domains)} trust domains, ${n(policy.servers)} servers, ${n(policy.lanes)} lanes; layer one passed)\n`,
   );

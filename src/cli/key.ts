@@ -24,9 +24,9 @@ export const runKeyList = (policy: Policy, json: boolean): number => {
 /**
  * `lanegate key rotate [--keep-old 7d]`: a new signing key; older keys stay accepted until the
  * printed date, so nothing that is valid now ends at the rotation. A running gateway picks both
- * up on reload.
+ * up by itself (StateWatch follows keys/).
  */
-export const runKeyRotate = async (policy: Policy, keepOld: string): Promise<number> => {
+export const runKeyRotate = async (policy: Policy, keepOld: string, json = false): Promise<number> => {
   let keepS: number;
   try {
     keepS = parseDuration(keepOld);
@@ -35,8 +35,12 @@ export const runKeyRotate = async (policy: Policy, keepOld: string): Promise<num
     return 2;
   }
   const r = await rotateKeys(policy.gateway.stateDir, keepS);
+  if (json) {
+    process.stdout.write(`${JSON.stringify({ kid: r.kid, retired: r.retired }, null, 2)}\n`);
+    return 0;
+  }
   process.stdout.write(`new signing key ${r.kid}: lanegate token issue signs with it from now on\n`);
   for (const x of r.retired) process.stdout.write(`  tokens signed by ${x.kid} are accepted until ${x.acceptedUntil}, then refused\n`);
-  process.stdout.write('a running gateway loads the new key on reload: lanegate reload (or kill -HUP <pid>)\n');
+  process.stdout.write('a running gateway accepts the new key within a second (it follows the state dir); no reload needed\n');
   return 0;
 };

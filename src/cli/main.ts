@@ -2,8 +2,9 @@
 import { packageVersion } from '../install-paths.js';
 import { Command, CommanderError, Option } from 'commander';
 import { isLanegateError } from '../errors.js';
-import type { Policy } from '../policy/model.js';
-import { CONFIG_FORMATS, type ConfigFormat } from './lane-config.js';
+import { DEFAULT_POLICY_PATHS, findPolicy } from './find-policy.js';
+import { done, example, exitCodeOf, policyOf, policyOption, urlOption } from './command-kit.js';
+import { registerTokenCommands } from './commands-tokens.js';
 
 /**
  * The lanegate CLI, on commander: every command has its own --help (options and an example), the
@@ -12,32 +13,16 @@ import { CONFIG_FORMATS, type ConfigFormat } from './lane-config.js';
  * suggested. A command's code is loaded only when that command runs.
  */
 const VERSION = packageVersion();
-const defaultPolicy = (): string => process.env.LANEGATE_POLICY ?? 'lanegate.yaml';
-const example = (...lines: string[]): string => `\nExample${lines.length > 1 ? 's' : ''}:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
-
-/** What the command that ran asks the process to exit with. */
-let exitCode = 0;
-const done = (code: number): void => {
-  exitCode = code;
-};
-
-/** The policy named by --policy (or the default), or undefined after printing its problems (exit 1). */
-const policyOf = async (file: string | undefined): Promise<Policy | undefined> => {
-  const { loadOrReport } = await import('./check.js');
-  const p = loadOrReport(file ?? defaultPolicy());
-  if (!p) done(1);
-  return p;
-};
-
-const policyOption = (): Option => new Option('-p, --policy <file>', 'the policy file (default: $LANEGATE_POLICY or ./lanegate.yaml)');
-const urlOption = (): Option => new Option('--url <url>', "the running gateway's URL (default: from the policy's listen)");
 
 const program = new Command('lanegate')
   .description('One MCP URL per host: servers share a process only when measured stateless and in the same trust domain.')
   .version(VERSION, '-V, --version', 'print the version')
   .exitOverride()
   .showSuggestionAfterError(true)
-  .addHelpText('after', '\nThe policy defaults to $LANEGATE_POLICY or ./lanegate.yaml. `lanegate <command> --help` shows each command.\n');
+  .addHelpText(
+    'after',
+    `\nThe policy is --policy FILE, else $LANEGATE_POLICY, else the first of ${DEFAULT_POLICY_PATHS.map((p) => `./${p}`).join(', ')} that exists.\n\`lanegate <command> --help\` shows each command.\n`,
+  );
 
 program
   .command('serve')
@@ -67,7 +52,7 @@ program
     const { runServe } = await import('./serve.js');
     done(
       await runServe({
-        policy: o.policy ?? defaultPolicy(),
+        policy: findPolicy(o.policy),
         ...(o.port !== undefined ? { port: Number(o.port) } : {}),
         demo: o.demo ?? false,
         printLaneConfigs: o.laneConfigs,
@@ -78,87 +63,39 @@ program
 
 program
   .command('check')
-  .description('validate a policy (file:line:col problems) and the records beside it; exit 1 on any')
+  .description('validate a policy (every problem at once, as file:line:col) and the records beside it; exit 1 on any')
+  .option('--launch', 'also start each server once: initialize it, list its surface, stop it')
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate check --policy policies/default.yaml'))
-  .action(async (o: { policy?: string }) => done((await import('./check.js')).runCheck(o.policy ?? defaultPolicy())));
-
-const token = program.command('token').description('lane tokens');
-token
-  .command('issue')
-  .description('issue a lane token and print a ready-to-paste client config')
-  .option('--lane <lane>', 'the lane the token admits')
-  .option('--all', 'one token and config for every enabled lane (as npm start prints them)')
-  .option('--ttl <duration>', 'lifetime: 90s, 15m, 12h, 30d, 2w', '30d')
-  .addOption(new Option('--format <format>', 'the client whose config is printed').choices([...CONFIG_FORMATS]).default('json'))
-  .addOption(urlOption())
-  .option('--quiet', 'print the token alone')
-  .addOption(policyOption())
-  .addHelpText(
-    'after',
-    example(
-      'lanegate token issue --lane research --format vscode',
-      'lanegate token issue --lane ci --ttl 12h --quiet',
-      'lanegate token issue --all',
-    ),
-  )
-  .action(
-    async (
-      o: { lane?: string; all?: boolean; ttl: string; format: ConfigFormat; url?: string; quiet?: boolean; policy?: string },
-      cmd: Command,
-    ) => {
-      if ((o.lane === undefined) === (o.all !== true)) cmd.error('error: token issue needs --lane <lane> or --all (one of them)');
-      const policy = await policyOf(o.policy);
-      if (!policy) return;
-      const { runTokenIssue } = await import('./token.js');
-      const lanes = o.all
-        ? Object.values(policy.lanes)
-            .filter((l) => l.enabled)
-            .map((l) => l.name)
-        : [o.lane ?? ''];
-      let code = 0;
-      for (const [n, lane] of lanes.entries()) {
-        if (n > 0 && !o.quiet) process.stdout.write('\n');
-        code = Math.max(
-          code,
-          await runTokenIssue(policy, { lane, ttl: o.ttl, format: o.format, ...(o.url ? { url: o.url } : {}), quiet: o.quiet ?? false }),
-        );
-      }
-      done(code);
-    },
+  .addHelpText('after', example('lanegate check', 'lanegate check --launch --policy policies/default.yaml'))
+  .action(async (o: { policy?: string; launch?: boolean }) =>
+    done(await (await import('./check.js')).runCheck(findPolicy(o.policy), o.launch ?? false)),
   );
 
-const key = program.command('key').description('lane-token signing keys');
-key
-  .command('list')
-  .description('the signing keys: when each was made, until when a retired one is accepted')
-  .option('--json', 'machine-readable')
-  .addOption(policyOption())
-  .addHelpText('after', example('lanegate key list'))
-  .action(async (o: { json?: boolean; policy?: string }) => {
-    const policy = await policyOf(o.policy);
-    if (policy) done((await import('./key.js')).runKeyList(policy, o.json ?? false));
-  });
-key
-  .command('rotate')
-  .description('a new signing key; older keys stay accepted until the date it prints')
-  .option('--keep-old <duration>', 'how long tokens of older keys stay accepted', '7d')
-  .addOption(policyOption())
-  .addHelpText('after', example('lanegate key rotate --keep-old 30d && lanegate reload'))
-  .action(async (o: { keepOld: string; policy?: string }) => {
-    const policy = await policyOf(o.policy);
-    if (policy) done(await (await import('./key.js')).runKeyRotate(policy, o.keepOld));
-  });
+registerTokenCommands(program);
 
 program
   .command('init')
-  .description('create the state directory, the signing key and (with --demo-secrets) demo secret files')
-  .addOption(policyOption())
-  .option('--demo-secrets', 'write demo secret files for the default policy')
-  .addHelpText('after', example('lanegate init --policy policies/default.yaml --demo-secrets'))
-  .action(async (o: { policy?: string; demoSecrets?: boolean }) =>
-    done(await (await import('./init.js')).runInit(o.policy ?? defaultPolicy(), o.demoSecrets ?? false)),
-  );
+  .description('write a commented starter policy (DIR/lanegate.yaml), its state directory and signing key; never overwrites')
+  .argument('[dir]', 'where to write lanegate.yaml (default: the current directory)')
+  .addOption(policyOption().makeOptionMandatory(false))
+  .option('--demo-secrets', 'with --policy: write demo secret files for that policy')
+  .addHelpText(
+    'after',
+    example(
+      'lanegate init',
+      'lanegate init my-gateway',
+      'lanegate init --policy policies/default.yaml --demo-secrets   # state of an existing policy',
+    ),
+  )
+  .action(async (dir: string | undefined, o: { policy?: string; demoSecrets?: boolean }, cmd: Command) => {
+    const init = await import('./init.js');
+    if (o.policy === undefined) {
+      if (o.demoSecrets) cmd.error('error: --demo-secrets goes with --policy FILE (the policy whose secrets it writes)');
+      return done(await init.runInitDir(dir ?? '.'));
+    }
+    if (dir !== undefined) cmd.error('error: init takes a directory (for a new policy) or --policy FILE (an existing one), not both');
+    done(await init.runInit(o.policy, o.demoSecrets ?? false));
+  });
 
 program
   .command('schema')
@@ -208,12 +145,13 @@ program
 program
   .command('measure')
   .description('run a pre-flight and demonstration pass on the running gateway (placements change at the next host start)')
+  .option('--json', 'machine-readable: the final progress, no bar')
   .addOption(urlOption())
   .addOption(policyOption())
   .addHelpText('after', example('lanegate measure && lanegate review'))
-  .action(async (o: { url?: string; policy?: string }) => {
+  .action(async (o: { url?: string; json?: boolean; policy?: string }) => {
     const policy = await policyOf(o.policy);
-    if (policy) done(await (await import('./measure.js')).runMeasure(policy, o.url));
+    if (policy) done(await (await import('./measure.js')).runMeasure(policy, o.url, o.json ?? false));
   });
 
 program
@@ -233,23 +171,25 @@ program
 program
   .command('reload')
   .description('make the running gateway re-read its policy and keys (as SIGHUP does)')
+  .option('--json', 'machine-readable')
   .addOption(urlOption())
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate reload'))
-  .action(async (o: { url?: string; policy?: string }) => {
+  .addHelpText('after', example('lanegate reload', 'lanegate reload --json'))
+  .action(async (o: { url?: string; json?: boolean; policy?: string }) => {
     const policy = await policyOf(o.policy);
-    if (policy) done(await (await import('./reload.js')).runReload(policy, o.url));
+    if (policy) done(await (await import('./reload.js')).runReload(policy, o.url, o.json ?? false));
   });
 
 program
   .command('draft-probe')
   .description("propose a probe from a server's read-only tools, for review before it goes in the policy")
   .argument('<server>', 'a server of the policy')
+  .option('--write', 'insert it under servers.<server> in the policy file (comments and layout kept)')
   .addOption(policyOption())
-  .addHelpText('after', example('lanegate draft-probe everything'))
-  .action(async (server: string, o: { policy?: string }) => {
+  .addHelpText('after', example('lanegate draft-probe everything', 'lanegate draft-probe memory --write'))
+  .action(async (server: string, o: { policy?: string; write?: boolean }) => {
     const policy = await policyOf(o.policy);
-    if (policy) done((await import('./draft-probe.js')).runDraftProbe(policy, server));
+    if (policy) done((await import('./draft-probe.js')).runDraftProbe(policy, server, o.write ?? false));
   });
 
 program
@@ -285,7 +225,7 @@ const run = async (argv: string[]): Promise<number> => {
   }
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return exitCode;
+    return exitCodeOf();
   } catch (e) {
     // --help and --version end with 0; every other commander error is a usage error.
     if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;

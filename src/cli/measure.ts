@@ -15,7 +15,7 @@ const bar = (p: Progress): string => {
 };
 
 /** `lanegate measure`: starts an uncapped pass on the running gateway and shows its progress. */
-export const runMeasure = async (policy: Policy, url: string | undefined): Promise<number> => {
+export const runMeasure = async (policy: Policy, url: string | undefined, json = false): Promise<number> => {
   const api = operatorApi(policy, url);
   if (!api) return 2;
   const { base, headers } = api;
@@ -31,17 +31,23 @@ export const runMeasure = async (policy: Policy, url: string | undefined): Promi
     return 1;
   }
   let p = (await res.json()) as Progress;
-  const tty = process.stderr.isTTY;
+  // The bar is for a person at a terminal; --json prints the final progress alone.
+  const tty = process.stderr.isTTY && !json;
   for (let i = 0; i < 3600 && p.running; i += 1) {
-    process.stderr.write(tty ? `\r${bar(p)}` : `${bar(p)}\n`);
+    if (!json) process.stderr.write(tty ? `\r${bar(p)}` : `${bar(p)}\n`);
     await new Promise((r) => setTimeout(r, 500));
     p = (await (await fetch(`${base}/api/measure`, { headers })).json()) as Progress;
+  }
+  if (json) {
+    process.stdout.write(`${JSON.stringify(p, null, 2)}\n`);
+    return 0;
   }
   process.stderr.write(`${tty ? '\r' : ''}${bar(p)}\n`);
   // Silent but never false: with nothing measured, no closing claim is made.
   if (p.measured > 0)
     process.stdout.write(
-      `measured ${p.measured} of ${p.total} server(s); placements change when their host next starts. See: lanegate review\n`,
+      `measured ${p.measured} of ${p.total} server(s); placements change when their host next starts. See: npx lanegate review\n`,
     );
+  else process.stdout.write(`no server was measured (of ${p.total}); npx lanegate review says why each shares or not\n`);
   return 0;
 };

@@ -1,11 +1,15 @@
 import { spawn } from 'node:child_process';
-import { keyRetirements, loadPublicKeys } from '../auth/keys.js';
+import { keyRetirements, keysDir, loadPublicKeys } from '../auth/keys.js';
 import { Gateway } from '../front/gateway.js';
-import { ensureOperatorToken } from '../front/operator/operator.js';
+import { ensureOperatorToken, OPERATOR_TOKEN_FILE } from '../front/operator/operator.js';
 import { createLogger } from '../log/logger.js';
 import { loadPolicyIsolated } from '../policy/load-isolated.js';
-import { reportLoad } from './load-report.js';
+import { reportLoad, reportWarnings } from './load-report.js';
+import path from 'node:path';
+import { CONFIG_FORMATS } from './lane-config.js';
+import { commandName } from './find-policy.js';
 import { ENTRIES } from '../install-paths.js';
+import { StateWatch } from '../front/operator/state-watch.js';
 
 export interface ServeArgs {
   policy: string;
@@ -28,13 +32,18 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   const initArgs = ['init', '--policy', a.policy, ...(a.demo ? ['--demo-secrets'] : [])];
   if ((await step(initArgs)) !== 0) return 1;
   // Validated in a child process: the front never holds the schema library or the YAML parser.
-  const policy = reportLoad(await loadPolicyIsolated(a.policy), a.policy);
+  const loaded = await loadPolicyIsolated(a.policy);
+  const policy = reportLoad(loaded, a.policy);
   if (!policy) return 1;
+  reportWarnings(loaded);
   const log = createLogger('front');
   const keys = await loadPublicKeys(policy.gateway.stateDir);
   const op = ensureOperatorToken(policy.gateway.stateDir);
   const gw = new Gateway({ policy, publicKeys: keys, operatorHash: op.hash, log, ...(a.port !== undefined ? { port: a.port } : {}) });
   gw.auth.setKeys(keys, keyRetirements(policy.gateway.stateDir));
+  // token revoke and key rotate reach this process within a second, with no reload.
+  const watch = new StateWatch(gw, log);
+  await watch.start();
   const url = await gw.listen();
   op.persist();
   const out = process.stdout;
@@ -42,8 +51,14 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
   out.write(
     `  policy ${a.policy}: ${Object.keys(policy.domains).length} trust domains, ${Object.keys(policy.servers).length} servers, ${Object.keys(policy.lanes).length} lanes\n`,
   );
-  out.write(`  health: ${url.replace(/\/mcp$/, '/healthz')}   state: ${policy.gateway.stateDir}\n`);
-  if (op.created) out.write(`  operator token (for /metrics, /api, /dashboard; also in keys/operator.token, 0600): ${op.created}\n`);
+  const origin = url.replace(/\/mcp$/, '');
+  const tokenFile = path.join(keysDir(policy.gateway.stateDir), OPERATOR_TOKEN_FILE);
+  out.write(`  health: ${origin}/healthz   state: ${policy.gateway.stateDir}\n`);
+  out.write(`  dashboard: ${origin}/dashboard (sign in with the operator token)\n`);
+  // On every start, not only the first: the token is in its file (0600), printed once when made.
+  if (op.created) out.write(`  operator token (for /metrics, /api, /dashboard; also in ${tokenFile}, 0600): ${op.created}\n`);
+  else out.write(`  operator token (for /metrics, /api, /dashboard): in ${tokenFile} (0600)\n`);
+  out.write(`  a client's config: ${commandName()} token issue --lane LANE --format ${CONFIG_FORMATS.join('|')}\n`);
   // Every lane's config from ONE process (the only one that reads the private signing key).
   if (a.printLaneConfigs && Object.values(policy.lanes).some((l) => l.enabled)) {
     out.write('\n');
@@ -61,6 +76,7 @@ export const runServe = async (a: ServeArgs): Promise<number> => {
     stopping = true;
     log.info({ event: 'front_stopping', signal: sig }, 'stopping');
     watching?.close();
+    watch.stop();
     void gw.close().then(() => process.exit(0));
     setTimeout(() => process.exit(0), 12_000).unref();
   };

@@ -26,6 +26,7 @@ interface Status {
   }[];
   hazards: { server: string; codes: string[]; count: number }[];
   refusals: { server: string; findings: { item: string; finding: string }[] }[];
+  failures?: { server: string; lane?: string; kind: string; detail: string; at: string }[];
 }
 
 const mb = (n: number | undefined): string => (n === undefined ? '?' : `${n} MB`);
@@ -58,6 +59,12 @@ export const renderStatus = (s: Status): string => {
   }
   out.push('', `hazards (current launch identities): ${s.hazards.length === 0 ? 'none' : ''}`);
   for (const h of s.hazards) out.push(`  ${h.server}: ${h.codes.join(', ')} ×${h.count}`);
+  const failures = s.failures ?? [];
+  out.push(`failing to start or crashed: ${failures.length === 0 ? 'none' : ''}`);
+  for (const f of failures)
+    out.push(
+      `  ${f.server}${f.lane ? ` (lane ${f.lane})` : ''} ${f.kind === 'start_failed' ? 'failed to start' : 'crashed'} at ${f.at}: ${f.detail}`,
+    );
   out.push(`refusals by the guard: ${s.refusals.length === 0 ? 'none' : ''}`);
   for (const r of s.refusals) for (const f of r.findings) out.push(`  ${r.server} ${f.item}: ${f.finding}`);
   return `${out.join('\n')}\n`;

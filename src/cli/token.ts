@@ -5,6 +5,7 @@ import { LanegateError } from '../errors.js';
 import type { Policy } from '../policy/model.js';
 import { CONFIG_HOME, type ConfigFormat, laneConfig } from './lane-config.js';
 import { gatewayBase } from './operator-api.js';
+import { updateTokenRecords } from '../records/token-records.js';
 
 export interface IssueArgs {
   lane: string;
@@ -30,9 +31,14 @@ export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<numbe
     kid,
     key,
   });
+  // Recorded before it is shown: a token nobody can list is a token nobody revokes by id.
+  updateTokenRecords(policy.gateway.stateDir, (r) => {
+    r.issued.push({ id: jti, lane: a.lane, kid, issued: new Date().toISOString(), expires: new Date(exp * 1000).toISOString() });
+  });
   const url = a.url ?? `${gatewayBase(policy)}/mcp`;
   if (a.quiet) {
     process.stdout.write(`${token}\n`);
+    process.stderr.write(`token id ${jti} (lane "${a.lane}"): lanegate token list shows it, lanegate token revoke ${jti} revokes it\n`);
     return 0;
   }
   process.stdout.write(

@@ -29,6 +29,7 @@ import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } 
 import { GuardWriter } from './operator/guard-writer.js';
 import type { GuardReport } from '../link/reports.js';
 import { readTrust } from '../records/trust-file.js';
+import { UpstreamHealth } from './operator/upstream-health.js';
 import { Escalations } from './operator/escalations.js';
 import { LaneLoad } from './transport/lane-load.js';
 import { SendBudget } from './transport/send-budget.js';
@@ -102,6 +103,8 @@ export class Gateway {
   readonly escalations = new Escalations();
   /** The audit trail (audit/audit.jsonl): the front is its single writer. */
   readonly audit: AuditWriter;
+  /** Servers whose last start failed or that crashed, with the child's own words (status shows them). */
+  readonly upstreamHealth = new UpstreamHealth();
 
   /** The listen port came from the command line, not the policy (a reload may not change the policy's). */
   get portOverridden(): boolean {
@@ -224,6 +227,7 @@ export class Gateway {
       for (const rule of p.rules ?? []) this.metrics.secrets.inc({ server: p.server, direction: p.direction, rule, action: p.action });
     },
     [LINK.upstream]: (_key, p) => {
+      this.upstreamHealth.note(p);
       if (p.kind === 'started' && p.server && p.version) this.evidence.noteVersion(p.server, p.version);
       if (p.kind === 'crashed' && p.server) this.metrics.restarts.inc({ kind: 'upstream', server: p.server });
     },

@@ -2,6 +2,7 @@ import type { GuardReport } from '../link/reports.js';
 import type { Log } from '../log/lite.js';
 import { diffSurfaces, itemHash, surfaceHash } from '../guard/hash.js';
 import { formatRefusal, type Refusal, semanticRemedy } from '../guard/refusal.js';
+import { capabilityVariant } from '../guard/profile.js';
 import { type Finding, scanSurface, type Surface, type VerdictMemo } from '../guard/scanner.js';
 
 /** Enough for every item of a few large servers; past it the memo starts over. */
@@ -12,6 +13,8 @@ import { readTrust, trustVersion } from '../records/trust-file.js';
 interface ServerGuardState {
   status: 'admitted' | 'refused';
   pinned?: string;
+  /** The capability profile of the child whose surface is pinned, when known. */
+  profile?: string;
   surface: Surface;
   refusal?: Refusal;
 }
@@ -31,18 +34,23 @@ export class HostGuard {
    * would let one lane withdraw a server from every other lane and put its words in their context.
    */
   private readonly laneRefusals = new Map<string, Map<string, { refusal: Refusal; surface: Surface }>>();
+  /** The last surface each capability profile of a server showed (server \0 profile): drift is within one profile. */
+  private readonly profilePins = new Map<string, { hash: string; surface: Surface }>();
   private overrides: TrustOverride[] = [];
   private trustSeen = -1;
   private trustCheckedAt = 0;
 
   constructor(
     private readonly stateDir: string,
-    pins: Record<string, { hash: string; surface: Surface }>,
+    pins: Record<string, { hash: string; surface: Surface; profile?: string }>,
     private readonly lanesOf: (server: string) => string[],
     private readonly report: (r: GuardReport) => void,
     private readonly log: Log,
   ) {
-    for (const [server, p] of Object.entries(pins)) this.state.set(server, { status: 'admitted', pinned: p.hash, surface: p.surface });
+    for (const [server, p] of Object.entries(pins)) {
+      this.state.set(server, { status: 'admitted', pinned: p.hash, surface: p.surface, ...(p.profile ? { profile: p.profile } : {}) });
+      if (p.profile) this.profilePins.set(`${server}\u0000${p.profile}`, { hash: p.hash, surface: p.surface });
+    }
   }
 
   /** The refusal that holds for this server, for every lane or (if given) for this lane's own child. */
@@ -130,8 +138,8 @@ export class HostGuard {
     return 'refused';
   }
 
-  /** `lane`: the surface came from that lane's own child (see laneRefusals). */
-  vet(server: string, surface: Surface, lane?: string): 'admitted' | 'refused' {
+  /** `lane`: the surface came from that lane's own child (see laneRefusals); `profile`: the capabilities its child was offered. */
+  vet(server: string, surface: Surface, lane?: string, profile?: string): 'admitted' | 'refused' {
     if (this.trustSeen < 0) {
       this.trustCheckedAt = 0;
       this.refreshTrust();
@@ -143,10 +151,20 @@ export class HostGuard {
     const trusted = all.filter((f) => !open.includes(f));
     const prev = this.state.get(server);
     const pinned = prev?.pinned;
-    const drift =
-      pinned !== undefined && pinned !== hash && prev
-        ? { from: pinned, to: hash, changes: diffSurfaces(prev.surface, surface) }
-        : undefined;
+    // Drift is a change within one capability profile; against another profile's surface, tools
+    // that appear only for some client capabilities are not (every surface is still scanned).
+    const key = `${server}\u0000${profile ?? ''}`;
+    const mine = profile !== undefined ? this.profilePins.get(key) : undefined;
+    const base = mine ?? (pinned !== undefined && prev ? { hash: pinned, surface: prev.surface } : undefined);
+    const changes = base && base.hash !== hash ? diffSurfaces(base.surface, surface) : undefined;
+    const variant = changes !== undefined && !mine && profile !== undefined && prev?.profile !== profile && capabilityVariant(changes);
+    const drift = base && changes && !variant ? { from: base.hash, to: hash, changes } : undefined;
+    if (profile !== undefined) this.profilePins.set(key, { hash, surface });
+    if (variant)
+      this.log.info(
+        { event: 'guard_capability_variant', server, profile, tools: changes.map((c) => `${c.change} ${c.item}`) },
+        `surface of "${server}" differs for clients offering ${profile || 'no capabilities'} (tools gated on a client capability); scanned clean, not drift`,
+      );
     const itemHashes: Record<string, string> = {};
     for (const f of all) {
       const h = hashOfItem(surface, f.kind, f.item);
@@ -165,6 +183,7 @@ export class HostGuard {
         trusted,
         itemHashes,
         ...(drift ? { drift } : {}),
+        ...(profile !== undefined ? { profile } : {}),
       });
 
     if (open.length > 0) {
@@ -213,7 +232,7 @@ export class HostGuard {
       });
       return 'refused';
     }
-    this.state.set(server, { status: 'admitted', pinned: hash, surface });
+    this.state.set(server, { status: 'admitted', pinned: hash, surface, ...(profile !== undefined ? { profile } : {}) });
     if (drift) {
       this.log.warn(
         { event: 'guard_drift', server, from: drift.from.slice(0, 12), to: hash.slice(0, 12), changes: drift.changes },
@@ -231,6 +250,7 @@ export class HostGuard {
         trusted,
         itemHashes,
         ...(drift ? { drift } : {}),
+        ...(profile !== undefined ? { profile } : {}),
       });
     }
     return 'admitted';

@@ -1,3 +1,4 @@
+import { childProfile } from '../guard/profile.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import { escapeUntrusted } from '../log/escape.js';
@@ -109,9 +110,10 @@ export class Host {
         onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
         held: (server, key) => this.resources.held(server, key),
         onEvent: (e) => {
-          this.log.info(
+          // A start that failed or a crash is the operator's business: warn, with the child's own words.
+          this.log[e.kind === 'start_failed' || e.kind === 'crashed' ? 'warn' : 'info'](
             { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, childPid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
-            `upstream ${e.kind}`,
+            `upstream ${e.kind}${e.detail ? `: ${escapeUntrusted(e.detail, 400)}` : ''}`,
           );
           this.out.notify(LINK.upstream, { ...e });
         },
@@ -175,7 +177,9 @@ export class Host {
     if (req.method === LINK.measure) {
       const server = String(params.server ?? '');
       const slot = this.cfg.lane === undefined ? this.slots.get(server) : undefined;
-      return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) => this.guard.vet(server, surface));
+      return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) =>
+        this.guard.vet(server, surface, undefined, childProfile(true)),
+      );
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
@@ -244,7 +248,7 @@ export class Host {
         checkInventory(slot.config, conn, s, { log: this.log, notify: this.out.notify.bind(this.out), withheld: this.withheld });
         // A refusal is logged by the guard as one structured event (guard_refused).
         // A lane's own child is judged for that lane; a shared child for every lane it serves.
-        this.guard.vet(slot.config.name, s, slot.sharedFor(lane) ? undefined : lane);
+        this.guard.vet(slot.config.name, s, slot.sharedFor(lane) ? undefined : lane, childProfile(slot.sharedFor(lane)));
         return s;
       }),
     );

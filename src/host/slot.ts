@@ -247,14 +247,14 @@ export class ServerSlot {
   }
 
   private touch(inst: Instance): void {
-    if (inst.lane === undefined) return;
     if (inst.idleTimer) {
       inst.idleTimer.refresh();
       return;
     }
     inst.idleTimer = setTimeout(() => {
       inst.idleTimer = undefined;
-      if (this.hooks.held?.(this.config.name, inst.key)) this.touch(inst);
+      // A shared child idles out like any other once no lane is on it (all moved off, or left the loadout).
+      if (this.hooks.held?.(this.config.name, inst.key) || (inst.lane === undefined && inst.attached.size > 0)) this.touch(inst);
       else void this.stopInstance(inst.key);
     }, this.config.idleMs);
     inst.idleTimer.unref();

@@ -30,7 +30,7 @@ export const remedyForAbsence = (server: string, a: Pick<Absence, 'code' | 'item
     case 'crashed':
       return `restarts automatically with backoff; if it keeps crashing, read the gateway log (event upstream_crashed) and fix servers.${server}`;
     case 'start_failed':
-      return `check servers.${server} (lanegate check --policy <policy>) and the gateway log (event upstream_start_failed)`;
+      return `npx lanegate check --launch starts servers.${server} once and shows why it fails (also in lanegate status and the gateway log, event upstream_start_failed)`;
     case 'collision':
       return `the upstream lists names that would collide; fix the server or change servers.${server}.prefix`;
     case 'drift':

@@ -21,7 +21,7 @@ export interface HostConfig {
   /** lane → the servers of this host in its loadout. */
   lanes: Record<string, string[]>;
   /** Surfaces pinned at earlier admissions: a different surface now is drift. */
-  pins: Record<string, { hash: string; surface: Surface }>;
+  pins: Record<string, { hash: string; surface: Surface; profile?: string }>;
   /** gateway.limits.resultBytes: the largest answer a child may give (the host stops reading past it). */
   resultBytes: number;
 }

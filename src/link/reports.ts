@@ -19,6 +19,8 @@ export interface GuardReport {
    * child's surface may hold what the lane itself put there, such as session resources).
    */
   lane?: string;
+  /** The client capabilities the child that showed this surface was offered (see surfaceProfile). */
+  profile?: string;
 }
 
 /** A pre-flight's outcome as a host reports it to the front (part of lanegate/measure's answer). */

@@ -8,11 +8,15 @@ import { expandPlaceholders } from './placeholders.js';
 import { LineCounter, positionOf } from './positions.js';
 import { formatPath, type PathProblem, type PolicyProblem } from './problem.js';
 import { checkSecretFiles, resolveCommands } from './resolve.js';
-import { policySchema } from './schema.js';
+import { type PolicyDoc, policySchema } from './schema.js';
+import { aboutRemoved, pruneUntilValid } from './tolerant.js';
+import { missingLaunchFiles } from './launch-files.js';
 
 export interface LoadResult {
   policy?: Policy;
   problems: PolicyProblem[];
+  /** Problems that do not stop the policy (a launch argument naming a missing script): check fails on them, serve logs them. */
+  warnings?: PolicyProblem[];
 }
 
 export interface LoadOptions {
@@ -52,33 +56,69 @@ export const validatePolicyText = (text: string, file: string, opts: LoadOptions
   }
   if (problems.length > 0) return { problems };
 
+  const raw = doc.toJS() as unknown;
   const at = (list: PathProblem[]): PolicyProblem[] =>
-    list.map((p) => ({
-      file,
-      ...positionOf(doc, lc, p.path),
-      path: formatPath(p.path),
-      message: p.message,
-      at: p.path,
-      ...(p.value !== undefined ? { value: p.value } : {}),
-    }));
+    list.map((p) => {
+      const lanes = p.path[0] === 'servers' ? lanesUsing(raw, String(p.path[1])) : undefined;
+      return {
+        file,
+        ...positionOf(doc, lc, p.path),
+        path: formatPath(p.path),
+        message: p.message,
+        at: p.path,
+        ...(p.value !== undefined ? { value: p.value } : {}),
+        ...(lanes ? { lanes } : {}),
+      };
+    });
 
-  const parsed = policySchema.safeParse(doc.toJS());
+  const parsed = policySchema.safeParse(raw);
   if (!parsed.success) {
-    return {
-      problems: at(
-        parsed.error.issues.map((i) => ({ path: i.path.map((k) => (typeof k === 'symbol' ? String(k) : k)), message: i.message })),
-      ),
-    };
+    const schema = at(
+      parsed.error.issues.flatMap((i) => {
+        const path = i.path.map((k) => (typeof k === 'symbol' ? String(k) : k));
+        // An unknown key is shown where it is written, not at the object that holds it.
+        if (i.code === 'unrecognized_keys') return i.keys.map((k) => ({ path: [...path, k], message: i.message }));
+        return [{ path, message: i.message }];
+      }),
+    );
+    // Every problem in one run: the cross-checks of whatever the schema did accept, too.
+    const pruned = pruneUntilValid(policySchema, raw);
+    const more = pruned.data ? checksOf(pruned.data, file, opts.home, raw, nodePath, opts.checkSecrets) : { problems: [], warnings: [] };
+    const rest = at(more.problems.filter((p) => !aboutRemoved(p.message, pruned.removed)));
+    return { problems: [...schema, ...rest].sort((a, b) => a.line - b.line || a.col - b.col), warnings: at(more.warnings) };
   }
+  const all = checksOf(parsed.data, file, opts.home, raw, nodePath, opts.checkSecrets);
+  const positioned = at(all.problems).sort((a, b) => a.line - b.line || a.col - b.col);
+  const warnings = at(all.warnings);
+  if (positioned.length > 0) return { problems: positioned, warnings };
+  const cmd = resolveCommands(parsed.data, path.dirname(file), nodePath);
+  return { policy: buildPolicy(parsed.data, file, cmd.resolved, nodePath), problems: [], warnings };
+};
+
+/** The cross-checks and the IO half of layer one, on a document the schema accepted. */
+const checksOf = (
+  data: PolicyDoc,
+  file: string,
+  home: string | undefined,
+  raw: unknown,
+  nodePath: string,
+  checkSecrets: boolean | undefined,
+): { problems: PathProblem[]; warnings: PathProblem[] } => {
   // A policy that names no state directory uses $LANEGATE_HOME (installed), else ./.lanegate.
-  const named = (doc.toJS() as { gateway?: { stateDir?: unknown } } | null)?.gateway?.stateDir !== undefined;
-  if (!named && opts.home) parsed.data.gateway.stateDir = opts.home;
+  const named = (raw as { gateway?: { stateDir?: unknown } } | null)?.gateway?.stateDir !== undefined;
+  if (!named && home) data.gateway.stateDir = home;
   const policyDir = path.dirname(file);
-  const stateDir = path.resolve(policyDir, expandPlaceholders(parsed.data.gateway.stateDir, { policyDir, stateDir: '', node: nodePath }));
-  const cmd = resolveCommands(parsed.data, policyDir, nodePath);
-  const all: PathProblem[] = [...crossCheck(parsed.data), ...cmd.problems];
-  if (opts.checkSecrets !== false) all.push(...checkSecretFiles(parsed.data, policyDir, stateDir, nodePath));
-  const positioned = at(all).sort((a, b) => a.line - b.line || a.col - b.col);
-  if (positioned.length > 0) return { problems: positioned };
-  return { policy: buildPolicy(parsed.data, file, cmd.resolved, nodePath), problems: [] };
+  const stateDir = path.resolve(policyDir, expandPlaceholders(data.gateway.stateDir, { policyDir, stateDir: '', node: nodePath }));
+  const all: PathProblem[] = [...crossCheck(data), ...resolveCommands(data, policyDir, nodePath).problems];
+  if (checkSecrets !== false) all.push(...checkSecretFiles(data, policyDir, stateDir, nodePath));
+  return { problems: all, warnings: missingLaunchFiles(data, policyDir, stateDir, nodePath) };
+};
+
+/** The lanes whose loadout names a server, read from the raw document (it may not have passed the schema). */
+const lanesUsing = (raw: unknown, server: string): string[] => {
+  const lanes = (raw as { lanes?: Record<string, { servers?: unknown }> } | null)?.lanes;
+  if (typeof lanes !== 'object' || lanes === null) return [];
+  return Object.entries(lanes)
+    .filter(([, l]) => Array.isArray(l?.servers) && l.servers.includes(server))
+    .map(([n]) => n);
 };

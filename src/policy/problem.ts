@@ -7,6 +7,8 @@ export interface PolicyProblem {
   message: string;
   /** The offending value, for layer-one refusals. */
   value?: string;
+  /** For a problem in a server: the lanes whose loadout names it. */
+  lanes?: string[];
   /** The raw document path. */
   at?: ReadonlyArray<string | number>;
 }

@@ -17,6 +17,8 @@ export interface GuardRecord {
   seenAt: string;
   /** Set when this judgment was of one lane's own child: it holds for that lane only. */
   lane?: string;
+  /** The capability profile of the child whose surface is pinned (a server may gate tools on them). */
+  profile?: string;
   drift: { at: string; from: string; to: string; changes: SurfaceChange[]; outcome: 'admitted' | 'refused' }[];
 }
 

@@ -47,7 +47,7 @@ export interface VerdictRow {
   evaluatedAt: number;
   reportedVersion?: string;
   error?: string;
-  /** Capabilities that work worse when shared (e.g. logging: the last caller's level wins). */
+  /** Capabilities that work worse when shared (e.g. logging: log lines reach no lane from a shared child). */
   degradations?: string[];
   demonstration?: DemonstrationResult;
 }

@@ -1,6 +1,7 @@
 import type { LedgerCode } from '../records/ledger.js';
 import type { VerdictRow } from '../records/verdicts.js';
 import { decidePlacement, type Placement, type PlacementAxis } from './placement.js';
+import { describeDegradation } from './facets.js';
 
 /** Evidence strength, strongest first. An observation outranks everything; an inference nothing. */
 export const STRENGTHS = ['refuted', 'disqualified', 'declared', 'demonstrated', 'measured', 'no_objection', 'unknown'] as const;
@@ -103,7 +104,7 @@ export const assess = (i: AssessInput): Assessment => {
         'demonstrated',
         `scope ${demo.scope.length} of ${demo.coverage.listed} listed items: ${demo.scope.join(', ')}; any other request moves the lane making it to a dedicated child`,
       );
-    for (const n of row.degradations ?? []) r('degrades_when_shared', 'note', n);
+    for (const n of row.degradations ?? []) r('degrades_when_shared', 'note', describeDegradation(n));
     for (const n of demo?.notes ?? []) r('restart_output_differs', 'note', n);
   } else if (!structurallyOut) {
     r('not_probed', 'unknown', 'not measured under this launch identity');

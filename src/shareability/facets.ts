@@ -43,9 +43,19 @@ export const facetsOf = (
 export const divergentFacets = (a: HandshakeFacets, b: HandshakeFacets): string[] =>
   (Object.keys(a) as (keyof HandshakeFacets)[]).filter((k) => a[k] !== b[k]);
 
+/**
+ * What logging becomes on a shared child, as lanegate does it: `logging/setLevel` is answered by
+ * the gateway per lane and never forwarded (no lane sets the level another sees), and a log line
+ * names no call, so it reaches a lane only from a child that serves that lane alone.
+ */
+export const LOGGING_WHEN_SHARED =
+  'logging: lanegate answers logging/setLevel per lane and never forwards it, so the server keeps its own level; its log lines reach a lane only from a child serving that lane alone (dropped on a shared child)';
+
 /** Capabilities that degrade on a shared backend, by PRESENCE of the key ({} advertises one). */
-export const degradationsOf = (capabilities: Record<string, unknown>): string[] =>
-  'logging' in capabilities ? ["logging: the last caller's level wins; a log line of one call may be dropped"] : [];
+export const degradationsOf = (capabilities: Record<string, unknown>): string[] => ('logging' in capabilities ? [LOGGING_WHEN_SHARED] : []);
+
+/** A recorded degradation in today's words (records written before may carry older ones). */
+export const describeDegradation = (recorded: string): string => (recorded.startsWith('logging') ? LOGGING_WHEN_SHARED : recorded);
 
 export const declaresCallerIdentity = (capabilities: Record<string, unknown>, ext: string): boolean => {
   const c = capabilities as { experimental?: Record<string, unknown>; extensions?: Record<string, unknown> };

@@ -16,6 +16,7 @@ import {
   type UpstreamInit,
 } from './conn.js';
 import { discover, initialize, listChangedFilter } from './handshake.js';
+import { StderrTail, stderrReason } from './stderr-tail.js';
 
 export interface StdioLaunch {
   commandPath: string;
@@ -90,14 +91,25 @@ export const launchStdio = async (
       },
     },
   );
+  // Kept until the handshake is done: a child that dies starting says why on stderr.
+  let tail: StderrTail | undefined = new StderrTail();
+  let stderrEnded: Promise<void> = Promise.resolve();
   if (proc.stderr) {
     proc.stderr.setEncoding('utf8');
     let errBuf = '';
+    const stream = proc.stderr;
+    stderrEnded = new Promise((resolve) => {
+      stream.once('close', () => {
+        if (errBuf) tail?.push(errBuf);
+        resolve();
+      });
+    });
     proc.stderr.on('data', (c: string) => {
       errBuf += c;
       let i = errBuf.indexOf('\n');
       while (i >= 0) {
         ev.onStderr?.(errBuf.slice(0, i));
+        tail?.push(errBuf.slice(0, i));
         errBuf = errBuf.slice(i + 1);
         i = errBuf.indexOf('\n');
       }
@@ -153,11 +165,15 @@ export const launchStdio = async (
     }
   } catch (e) {
     await stop();
+    // Its last words arrive after its exit: wait for them, briefly.
+    await Promise.race([stderrEnded, new Promise((r) => setTimeout(r, 500).unref())]);
+    const said = stderrReason(tail?.all ?? []);
     throw new LanegateError(
       'upstream_unavailable',
-      `${modern ? 'server/discover' : 'initialize'} failed: ${e instanceof Error ? e.message : 'unknown'}`,
+      `${modern ? 'server/discover' : 'initialize'} failed: ${e instanceof Error ? e.message : 'unknown'}${said ? `; its stderr: ${said}` : ''}`,
     );
   }
+  tail = undefined;
 
   return {
     pid: child.pid,

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type Browser, chromium } from 'playwright-core';
-import { EVERYTHING, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { EVERYTHING, FIXTURE, measureThenRestart, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernPost } from '../helpers/mcp.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -85,5 +85,45 @@ describe('dashboard in a real headless browser', { skip }, () => {
     }
     const api = await page.evaluate(async () => (await fetch('/api/measure', { method: 'POST' })).status);
     assert.equal(api, 401, 'a browser POST without the CSRF header is refused');
+  });
+
+  it('labels domain kind and placement apart, shows each lane where lanes differ, and lists processes and hazards', async () => {
+    gw = await measureThenRestart(gw);
+    // research stays on the shared child (echo is demonstrated); inbox asks outside the scope and moves.
+    const research = await gw.token('research');
+    const inbox = await gw.token('inbox');
+    await modernPost(gw.url, research, 1, 'tools/call', { name: 'every_echo', arguments: { message: 'hi' } });
+    await modernPost(gw.url, inbox, 1, 'tools/call', {
+      name: 'lanegate_call',
+      arguments: { name: 'every_get-sum', arguments: { a: 1, b: 2 } },
+    });
+    const origin = gw.url.replace(/\/mcp$/, '');
+    const page = await browser.newPage({ viewport: { width: 1500, height: 1000 } });
+    await page.goto(`${origin}/dashboard`);
+    await page.fill('input[name=token]', gw.operatorToken);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#server-everything');
+    const domain = (await page.textContent('#server-everything td.domain')) ?? '';
+    const placement = (await page.textContent('#server-everything td.placement')) ?? '';
+    assert.match(domain, /public\s*domain kind: shared/);
+    assert.match(placement, /^shared process/);
+    assert.doesNotMatch(domain, /process/, 'the domain cell speaks of the domain only');
+    const lanes = await page.$$eval('#server-everything .lane-placement', (ds) => ds.map((d) => d.textContent ?? ''));
+    assert.deepEqual(lanes.sort(), ['lane inbox: dedicated (since it called tools/call get-sum)', 'lane research: shared']);
+    assert.match((await page.textContent('#server-mailbox td.placement')) ?? '', /dedicated per lane/);
+    const procs = await page.$$eval('#processes tr.process', (trs) =>
+      trs.map((t) => Array.from(t.querySelectorAll('td')).map((d) => d.textContent ?? '')),
+    );
+    assert.equal(procs[0]?.[0], 'front');
+    assert.equal(procs[0]?.[1], String(gw.pid));
+    assert.ok(
+      procs.some((r) => /everything/.test(r[0] ?? '') && /research/.test(r[3] ?? '') && /^\d+$/.test(r[1] ?? '') && /MB$/.test(r[2] ?? '')),
+      JSON.stringify(procs),
+    );
+    assert.ok(
+      procs.some((r) => /everything/.test(r[0] ?? '') && r[3] === 'inbox'),
+      'the lane moved off has a child of its own',
+    );
+    assert.match((await page.textContent('body')) ?? '', /Hazards\s*(No hazard observed|server\s*hazard)/);
   });
 });

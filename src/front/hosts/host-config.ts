@@ -39,7 +39,7 @@ export const hostConfigFor = (
     pins: Object.fromEntries(
       servers.flatMap((s) => {
         const g = guard.servers[s.name];
-        return g?.pinnedHash ? [[s.name, { hash: g.pinnedHash, surface: g.surface }]] : [];
+        return g?.pinnedHash ? [[s.name, { hash: g.pinnedHash, surface: g.surface, ...(g.profile ? { profile: g.profile } : {}) }]] : [];
       }),
     ),
   };

@@ -1,4 +1,6 @@
 import type { ReviewRow } from '../../shareability/review.js';
+import { domainCell, hazardsSection, placementCell, type ProcessView, processesSection } from './dashboard-sections.js';
+import type { UpstreamFailure } from './upstream-health.js';
 
 /** HTML-escapes text; every string on the page goes through it (server-chosen strings included). */
 export const esc = (v: unknown): string =>
@@ -21,6 +23,9 @@ export interface DashboardView {
   /** The operators' reviewed overrides that keep findings from refusing an upstream (or the error reading them). */
   trust: { server: string; kind: string; item: string; reviewedBy: string; at: string; note?: string }[] | { error: string };
   now: number;
+  /** The front, hosts and children with pid and RSS (undefined when the hosts could not be asked). */
+  processes?: ProcessView;
+  failures?: UpstreamFailure[];
 }
 
 const STYLE = `body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#1d2330;background:#f7f8fa}h1{font-size:20px;margin:0 0 4px}
@@ -49,7 +54,7 @@ export const renderDashboard = (v: DashboardView): string => {
   const servers = v.rows
     .map(
       (r) => `<tr id="server-${esc(r.server)}"><td><b>${esc(r.server)}</b><div class="note">prefix ${esc(r.prefix)}</div></td>
-<td>${esc(r.domain)}<div class="note">${esc(r.kind)}</div></td><td class="${esc(r.placement)}">${esc(r.placement)}${r.live?.runningPlacement && r.live.runningPlacement !== r.placement ? `<div class="note">runs ${esc(r.live.runningPlacement)} until its host restarts</div>` : ''}</td>
+${domainCell(r)}${placementCell(r)}
 <td class="${r.strength === 'refuted' ? 'refuted' : ''}">${esc(r.strength)}</td>
 <td>${r.reasons.map((x) => `<div><span class="tag">${esc(x.code)}</span> <span class="note">${esc(x.detail)}</span></div>`).join('')}</td>
 <td>${r.coverage ? `${r.coverage.exercised.length}/${r.coverage.listed}` : '—'}${r.scope.length > 0 ? `<div class="note">scope: ${esc(r.scope.join(', '))}</div>` : ''}${r.refuted.length > 0 ? `<div class="tag warn">refuted: ${esc(r.refuted.join(', '))}</div>` : ''}${r.live && r.placement === 'shared' ? `<div class="note">on the shared child: ${esc(r.live.sharedLanes.join(', ') || 'no lane yet')}</div>` : ''}${(r.live?.escalations ?? []).map((e) => `<div class="tag">${esc(e.lane)} dedicated since ${esc(e.request)}</div>`).join('')}</td>
@@ -90,8 +95,10 @@ export const renderDashboard = (v: DashboardView): string => {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>lanegate</title><meta name="viewport" content="width=device-width">
 <style>${STYLE}</style></head><body><h1>lanegate</h1><div class="note">Sharing is earned: a server shares a process only when measured stateless and in one trust domain.</div>
 <h2>Servers</h2><p><button id="measure">Measure now</button> <span id="bar"><span id="fill" style="display:block"></span></span> <span id="progress" class="note"></span></p>
-<table><tr><th>server</th><th>domain</th><th>placement</th><th>evidence</th><th>reasons</th><th>probe coverage and scope</th><th>ledger</th><th>guard</th><th>drift</th><th>co-location refused by</th></tr>
+<table><tr><th>server</th><th>trust domain (kind)</th><th>process placement</th><th>evidence</th><th>reasons</th><th>probe coverage and scope</th><th>ledger</th><th>guard</th><th>drift</th><th>co-location refused by</th></tr>
 ${servers}</table>
+<h2>Processes</h2>${processesSection(v.processes)}
+<h2>Hazards</h2>${hazardsSection(v.rows, v.failures ?? [])}
 <h2>Guard refusals</h2>${refusals}
 <h2>Trust overrides</h2><p class="note">Findings an operator reviewed and overrode (<code>lanegate trust</code>), each pinned to the exact surface it was given for.</p>${trust}
 <h2>Lanes</h2><table><tr><th>lane</th><th>loadout</th><th>catalog</th><th>state</th><th>connection</th></tr>${lanes}</table>

@@ -32,6 +32,7 @@ export const recordGuardReport = (guard: GuardFile, r: GuardReport, writer: Guar
     itemHashes: r.itemHashes,
     seenAt: now,
     ...(r.lane !== undefined ? { lane: r.lane } : {}),
+    ...(r.profile !== undefined ? { profile: r.profile } : {}),
     drift: drift.slice(-MAX_DRIFT),
   };
   // A verdict that changed is on disk before anything else happens; a surface that only grew waits a moment.

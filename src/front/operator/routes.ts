@@ -5,6 +5,7 @@ import { readTrust } from '../../records/trust-file.js';
 import type { Gateway } from '../gateway.js';
 import { hostProcesses } from '../hosts/host-processes.js';
 import { type DashboardView, renderDashboard, renderLogin } from './dashboard-html.js';
+import type { ProcessView } from './dashboard-sections.js';
 import { DashboardSessions } from './dashboard-sessions.js';
 import { operatorTokenMatches } from './operator.js';
 import { gatewayStatus } from './status-api.js';
@@ -49,8 +50,19 @@ export const operatorRoutes = (gw: Gateway, operatorHash: Buffer): Hono => {
     } catch (e) {
       trust = { error: e instanceof Error ? e.message : 'records/trust.json is unreadable' };
     }
+    const status = await gatewayStatus(gw).catch(() => undefined);
+    const processes = status ? { front: status.front as ProcessView['front'], hosts: status.hosts as ProcessView['hosts'] } : undefined;
     return c.html(
-      renderDashboard({ rows: await gw.liveReview(), lanes, refusals, measure: gw.evaluator.progress, trust, now: Date.now() }),
+      renderDashboard({
+        rows: await gw.liveReview(),
+        lanes,
+        refusals,
+        measure: gw.evaluator.progress,
+        trust,
+        now: Date.now(),
+        ...(processes ? { processes } : {}),
+        failures: gw.upstreamHealth.list(),
+      }),
     );
   });
   app.post('/dashboard/login', async (c) => {

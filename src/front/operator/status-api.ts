@@ -51,6 +51,7 @@ export const gatewayStatus = async (gw: Gateway): Promise<Record<string, unknown
         .filter((h) => h.current)
         .map((h) => ({ server: r.server, codes: h.record.codes, count: h.record.count, lastSeen: h.record.lastSeen })),
     ),
+    failures: gw.upstreamHealth.list(),
     refusals: Object.entries(gw.guard.servers)
       .filter(([, g]) => g.status === 'refused')
       .map(([server, g]) => ({ server, findings: g.findings.slice(0, 3).map((f) => ({ item: f.item, finding: f.finding })) })),

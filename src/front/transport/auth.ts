@@ -3,6 +3,7 @@ import { admitLane } from '../../auth/admission.js';
 import { type LaneClaims, verifyLaneToken } from '../../auth/tokens.js';
 import { LanegateError } from '../../errors.js';
 import type { Policy } from '../../policy/model.js';
+import type { Revocations } from '../../records/token-records.js';
 
 const MAX_CACHED = 10_000;
 
@@ -16,6 +17,8 @@ export class LaneAuth {
   private revoked: Set<string>;
   /** Kids a rotation retired → the instant (epoch s) after which their tokens are refused. */
   private retired: ReadonlyMap<string, number> = new Map();
+  /** records/tokens.json as last read (token revoke), or why it could not be: then every lane is refused. */
+  private records: Revocations | { unreadable: string } = { ids: new Set(), cutoffs: new Map() };
 
   constructor(
     private keys: ReadonlyMap<string, CryptoKey>,
@@ -36,6 +39,19 @@ export class LaneAuth {
     this.verified.clear();
   }
 
+  setRecords(r: Revocations | { unreadable: string }): void {
+    this.records = r;
+  }
+
+  /** Why the token records refuse these claims (revoked id, before the lane's cut-off, records unreadable), if they do. */
+  private recordsRefuse(claims: LaneClaims): string | undefined {
+    const r = this.records;
+    if ('unreadable' in r) return 'token records unreadable; every lane is refused until they are repaired';
+    if (r.ids.has(claims.jti)) return 'token id revoked';
+    const cut = r.cutoffs.get(claims.lane);
+    return cut !== undefined && claims.iat < cut ? "token issued before the lane's revocation" : undefined;
+  }
+
   /** A token signed by a key whose rotation grace has passed is refused. */
   private keyRetired(claims: LaneClaims, now = Math.floor(Date.now() / 1000)): boolean {
     const until = claims.kid === undefined ? undefined : this.retired.get(claims.kid);
@@ -44,7 +60,7 @@ export class LaneAuth {
 
   /** Whether claims seen earlier are still admitted under the current policy (revocation, lane removed or disabled, cut-off). */
   stillAdmitted(claims: LaneClaims): boolean {
-    return !this.keyRetired(claims) && admitLane(claims, this.policy(), this.revoked).ok;
+    return !this.keyRetired(claims) && this.recordsRefuse(claims) === undefined && admitLane(claims, this.policy(), this.revoked).ok;
   }
 
   /** The lane a bearer token admits now, with the claims it was verified with (sessions and streams keep them). */
@@ -66,6 +82,8 @@ export class LaneAuth {
       this.verified.set(token, claims);
     }
     if (this.keyRetired(claims)) throw new LanegateError('auth_revoked', 'signing key retired by a rotation');
+    const refused = this.recordsRefuse(claims);
+    if (refused) throw new LanegateError('auth_revoked', refused);
     const admission = admitLane(claims, this.policy(), this.revoked);
     if (!admission.ok) throw new LanegateError(admission.code === 'auth_revoked' ? 'auth_revoked' : 'forbidden', admission.detail);
     return { lane: admission.lane, claims };
