@@ -28,8 +28,7 @@ export const TOUCH = String.raw`\b(?:read|reads|reading|cat|open|opens|opening|l
 export const MANDATE = String.raw`\b(?:must|mandatory|required|requires?|critical|essential|necessary|imperative|always|need\s+to|needs\s+to|have\s+to|has\s+to|first|prerequisite|compulsory|obligatory|prior\s+to|before)\b`;
 
 /** A negation just before an action: "never send", "does not upload", "won't read". */
-export const NEGATED =
-	/\b(?:never|not|no|don't|doesn't|won't|cannot|can't|without|refuses?\s+to|excluding|except|nor)\b[^.;]{0,25}$/i;
+export const NEGATED = /\b(?:never|not|no|don't|doesn't|won't|cannot|can't|without|refuses?\s+to|excluding|except|nor)\b[^.;]{0,25}$/i;
 
 /** The stricter mandate the hijack rule needs ("before" alone is how honest servers order calls). */
 export const MUST = String.raw`\b(?:must|mandatory|required|requires?|critical|essential|necessary|imperative|always|need\s+to|needs\s+to|have\s+to|has\s+to|prerequisite|compulsory|obligatory|ensure|important)\b`;

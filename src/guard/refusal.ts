@@ -1,18 +1,18 @@
-import { escapeUntrusted, shellQuote } from "../log/escape.js";
+import { escapeUntrusted, shellQuote } from '../log/escape.js';
 
 export interface Refusal {
-	upstream: string;
-	lanes: string[];
-	layer: "structural" | "semantic";
-	/** The tool (or prompt, resource, "instructions", policy path) the finding is about. */
-	tool: string;
-	/** The item as `lanegate trust --tool` names it (without the kind), when it differs from `tool`. */
-	item?: string;
-	finding: string;
-	matched: string;
-	action: string;
-	remedy: string[];
-	when: "admission" | "drift" | "policy load";
+  upstream: string;
+  lanes: string[];
+  layer: 'structural' | 'semantic';
+  /** The tool (or prompt, resource, "instructions", policy path) the finding is about. */
+  tool: string;
+  /** The item as `lanegate trust --tool` names it (without the kind), when it differs from `tool`. */
+  item?: string;
+  finding: string;
+  matched: string;
+  action: string;
+  remedy: string[];
+  when: 'admission' | 'drift' | 'policy load';
 }
 
 /**
@@ -20,18 +20,18 @@ export interface Refusal {
  * server chose is escaped, so a poisoned description cannot forge lines of this block. Pure.
  */
 export const formatRefusal = (r: Refusal): string =>
-	[
-		`REFUSED upstream "${escapeUntrusted(r.upstream, 80)}" at ${r.when} (lanes: ${r.lanes.length > 0 ? r.lanes.join(", ") : "none"})`,
-		`  layer:    ${r.layer}`,
-		`  tool:     ${escapeUntrusted(r.tool, 120)}`,
-		`  finding:  ${r.finding}`,
-		`  matched:  "${escapeUntrusted(r.matched, 240)}"`,
-		`  action:   ${r.action}`,
-		`  remedy:   ${r.remedy[0] ?? ""}`,
-		...r.remedy.slice(1).map((l) => `            ${l}`),
-	].join("\n");
+  [
+    `REFUSED upstream "${escapeUntrusted(r.upstream, 80)}" at ${r.when} (lanes: ${r.lanes.length > 0 ? r.lanes.join(', ') : 'none'})`,
+    `  layer:    ${r.layer}`,
+    `  tool:     ${escapeUntrusted(r.tool, 120)}`,
+    `  finding:  ${r.finding}`,
+    `  matched:  "${escapeUntrusted(r.matched, 240)}"`,
+    `  action:   ${r.action}`,
+    `  remedy:   ${r.remedy[0] ?? ''}`,
+    ...r.remedy.slice(1).map((l) => `            ${l}`),
+  ].join('\n');
 
 export const semanticRemedy = (server: string, item: string): string[] => [
-	`lanegate inspect ${shellQuote(server)} --tool ${shellQuote(item)}`,
-	`override with: lanegate trust ${shellQuote(server)} --tool ${shellQuote(item)} --reviewed-by <you>`,
+  `lanegate inspect ${shellQuote(server)} --tool ${shellQuote(item)}`,
+  `override with: lanegate trust ${shellQuote(server)} --tool ${shellQuote(item)} --reviewed-by <you>`,
 ];

@@ -1,35 +1,23 @@
-import { findHidden, normalise } from "./normalize.js";
-import {
-	PARAM_NAME_STRONG,
-	PARAM_NAME_TARGET,
-	PARAM_TARGET,
-	RULES,
-	type SignalClass,
-	type Weight,
-} from "./rules.js";
-import { type SecondOpinion, secondOpinion } from "./second.js";
-import {
-	promptStrings,
-	resourceStrings,
-	type SurfaceKind,
-	toolStrings,
-	type VisibleString,
-} from "./strings.js";
-import { FINDING_TEXT, type Finding, type FindingCode } from "./findings.js";
-import { decodedRuns } from "./decode.js";
-import { plainSightOf } from "./plain-sight.js";
+import { findHidden, normalise } from './normalize.js';
+import { PARAM_NAME_STRONG, PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
+import { type SecondOpinion, secondOpinion } from './second.js';
+import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
+import { FINDING_TEXT, type Finding, type FindingCode } from './findings.js';
+import { decodedRuns } from './decode.js';
+import { plainSightOf } from './plain-sight.js';
+import { plainFindings } from './plain-item.js';
 
-export type { Finding, FindingCode } from "./findings.js";
-export { FINDING_TEXT } from "./findings.js";
+export type { Finding, FindingCode } from './findings.js';
+export { FINDING_TEXT } from './findings.js';
 
 interface Signal {
-	cls: SignalClass | "hidden" | "blob" | "param";
-	weight: Weight;
-	id: string;
-	at: VisibleString;
-	matched: string;
-	/** The rule's own match, for rules that name a tool. */
-	hit?: string;
+  cls: SignalClass | 'hidden' | 'blob' | 'param';
+  weight: Weight;
+  id: string;
+  at: VisibleString;
+  matched: string;
+  /** The rule's own match, for rules that name a tool. */
+  hit?: string;
 }
 
 const B64 = /[A-Za-z0-9+/]{60,}={0,2}/g;
@@ -37,153 +25,133 @@ const HEX = /\b[0-9a-f]{128,}\b/gi;
 const MAX_MATCHED = 200;
 
 /** The sentence around a match: what an operator needs to see to judge it. */
-const sentenceAround = (
-	text: string,
-	index: number,
-	length: number,
-): string => {
-	const starts = [
-		text.lastIndexOf(". ", index),
-		text.lastIndexOf("! ", index),
-		text.lastIndexOf("? ", index),
-		text.lastIndexOf("\n", index),
-	];
-	const start = Math.max(...starts) + 1;
-	const endCandidates = [". ", "! ", "? ", "\n"]
-		.map((d) => text.indexOf(d, index + length))
-		.filter((i) => i >= 0);
-	const end =
-		endCandidates.length > 0 ? Math.min(...endCandidates) + 1 : text.length;
-	const s = text.slice(start, end).trim();
-	return s.length > MAX_MATCHED
-		? `${text.slice(index, index + Math.min(length, MAX_MATCHED)).trim()}`
-		: s;
+const sentenceAround = (text: string, index: number, length: number): string => {
+  const starts = [
+    text.lastIndexOf('. ', index),
+    text.lastIndexOf('! ', index),
+    text.lastIndexOf('? ', index),
+    text.lastIndexOf('\n', index),
+  ];
+  const start = Math.max(...starts) + 1;
+  const endCandidates = ['. ', '! ', '? ', '\n'].map((d) => text.indexOf(d, index + length)).filter((i) => i >= 0);
+  const end = endCandidates.length > 0 ? Math.min(...endCandidates) + 1 : text.length;
+  const s = text.slice(start, end).trim();
+  return s.length > MAX_MATCHED ? `${text.slice(index, index + Math.min(length, MAX_MATCHED)).trim()}` : s;
 };
 
 const decodeBase64Text = (blob: string): string | undefined => {
-	try {
-		const s = Buffer.from(blob, "base64").toString("utf8");
-		const printable =
-			s.replace(/[^\x20-\x7e\n]/g, "").length / Math.max(1, s.length);
-		const letters = (s.match(/[a-z ]/gi) ?? []).length / Math.max(1, s.length);
-		return printable > 0.95 && letters > 0.7 ? s : undefined;
-	} catch {
-		return undefined;
-	}
+  try {
+    const s = Buffer.from(blob, 'base64').toString('utf8');
+    const printable = s.replace(/[^\x20-\x7e\n]/g, '').length / Math.max(1, s.length);
+    const letters = (s.match(/[a-z ]/gi) ?? []).length / Math.max(1, s.length);
+    return printable > 0.95 && letters > 0.7 ? s : undefined;
+  } catch {
+    return undefined;
+  }
 };
 
 const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
-	const out: Signal[] = [];
-	for (const h of findHidden(v.text)) {
-		out.push({
-			cls: "hidden",
-			weight: "strong",
-			id: h.kind,
-			at: v,
-			matched: h.decoded
-				? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")`
-				: h.shown,
-		});
-	}
-	const text = normalise(v.text);
-	for (const r of RULES) {
-		const m = r.re.exec(text);
-		if (m && r.unless?.test(text.slice(Math.max(0, m.index - 60), m.index)))
-			continue;
-		if (m)
-			out.push({
-				cls: r.cls,
-				weight: r.weight,
-				id: r.id,
-				at: v,
-				matched: sentenceAround(text, m.index, m[0].length),
-				hit: m[0],
-			});
-	}
-	if (v.parameter !== undefined) {
-		const m = PARAM_TARGET.exec(text);
-		if (m && !v.field.endsWith("(name)"))
-			out.push({
-				cls: "param",
-				weight: "strong",
-				id: "param-target",
-				at: v,
-				matched: sentenceAround(text, m.index, m[0].length),
-			});
-		if (v.field.endsWith("(name)") && PARAM_NAME_TARGET.test(text))
-			out.push({
-				cls: "param",
-				weight: "medium",
-				id: "param-name",
-				at: v,
-				matched: text,
-			});
-		if (v.field.endsWith("(name)") && PARAM_NAME_STRONG.test(text))
-			out.push({
-				cls: "param",
-				weight: "strong",
-				id: "param-name-strong",
-				at: v,
-				matched: text,
-			});
-	}
-	if (depth === 0) {
-		// Encoded runs (base64, hex, percent, HTML entities) are read as the model would read them: a
-		// decoded run that says anything the rules hear is an encoded payload at the run's location.
-		for (const d of decodedRuns(v.text)) {
-			const inner = signalsOf(
-				{ ...v, field: `${v.field}(${d.how})`, text: d.text },
-				1,
-			);
-			const plain = plainSightOf(normalise(d.text), v.field, v.item);
-			if (inner.some((s) => s.weight !== "weak") || plain.length > 0)
-				out.push({
-					cls: "blob",
-					weight: "strong",
-					id: d.how,
-					at: { ...v, field: `${v.field}(${d.how})` },
-					matched: `${d.raw.slice(0, 60)}${d.raw.length > 60 ? "…" : ""} (decodes to "${d.text.slice(0, 120)}")`,
-				});
-			out.push(...inner);
-		}
-		for (const m of text.matchAll(B64)) {
-			if (m[0].length >= 160 && !decodeBase64Text(m[0]))
-				out.push({
-					cls: "blob",
-					weight: "strong",
-					id: "base64",
-					at: v,
-					matched: `${m[0].slice(0, 60)}…`,
-				});
-		}
-		for (const m of text.matchAll(HEX))
-			out.push({
-				cls: "blob",
-				weight: "strong",
-				id: "hex",
-				at: v,
-				matched: `${m[0].slice(0, 60)}…`,
-			});
-	}
-	return out;
+  const out: Signal[] = [];
+  for (const h of findHidden(v.text)) {
+    out.push({
+      cls: 'hidden',
+      weight: 'strong',
+      id: h.kind,
+      at: v,
+      matched: h.decoded ? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")` : h.shown,
+    });
+  }
+  const text = normalise(v.text);
+  for (const r of RULES) {
+    const m = r.re.exec(text);
+    if (m && r.unless?.test(text.slice(Math.max(0, m.index - 60), m.index))) continue;
+    if (m)
+      out.push({
+        cls: r.cls,
+        weight: r.weight,
+        id: r.id,
+        at: v,
+        matched: sentenceAround(text, m.index, m[0].length),
+        hit: m[0],
+      });
+  }
+  if (v.parameter !== undefined) {
+    const m = PARAM_TARGET.exec(text);
+    if (m && !v.field.endsWith('(name)'))
+      out.push({
+        cls: 'param',
+        weight: 'strong',
+        id: 'param-target',
+        at: v,
+        matched: sentenceAround(text, m.index, m[0].length),
+      });
+    if (v.field.endsWith('(name)') && PARAM_NAME_TARGET.test(text))
+      out.push({
+        cls: 'param',
+        weight: 'medium',
+        id: 'param-name',
+        at: v,
+        matched: text,
+      });
+    if (v.field.endsWith('(name)') && PARAM_NAME_STRONG.test(text))
+      out.push({
+        cls: 'param',
+        weight: 'strong',
+        id: 'param-name-strong',
+        at: v,
+        matched: text,
+      });
+  }
+  if (depth === 0) {
+    // Encoded runs (base64, hex, percent, HTML entities) are read as the model would read them: a
+    // decoded run that says anything the rules hear is an encoded payload at the run's location.
+    for (const d of decodedRuns(v.text)) {
+      const inner = signalsOf({ ...v, field: `${v.field}(${d.how})`, text: d.text }, 1);
+      const plain = plainSightOf(normalise(d.text), v.field, v.item);
+      if (inner.some((s) => s.weight !== 'weak') || plain.length > 0)
+        out.push({
+          cls: 'blob',
+          weight: 'strong',
+          id: d.how,
+          at: { ...v, field: `${v.field}(${d.how})` },
+          matched: `${d.raw.slice(0, 60)}${d.raw.length > 60 ? '…' : ''} (decodes to "${d.text.slice(0, 120)}")`,
+        });
+      out.push(...inner);
+    }
+    for (const m of text.matchAll(B64)) {
+      if (m[0].length >= 160 && !decodeBase64Text(m[0]))
+        out.push({
+          cls: 'blob',
+          weight: 'strong',
+          id: 'base64',
+          at: v,
+          matched: `${m[0].slice(0, 60)}…`,
+        });
+    }
+    for (const m of text.matchAll(HEX))
+      out.push({
+        cls: 'blob',
+        weight: 'strong',
+        id: 'hex',
+        at: v,
+        matched: `${m[0].slice(0, 60)}…`,
+      });
+  }
+  return out;
 };
 
-const has = (
-	sigs: Signal[],
-	cls: Signal["cls"],
-	min: Weight = "weak",
-): Signal | undefined => {
-	const rank = { weak: 0, medium: 1, strong: 2 };
-	return sigs.find((s) => s.cls === cls && rank[s.weight] >= rank[min]);
+const has = (sigs: Signal[], cls: Signal['cls'], min: Weight = 'weak'): Signal | undefined => {
+  const rank = { weak: 0, medium: 1, strong: 2 };
+  return sigs.find((s) => s.cls === cls && rank[s.weight] >= rank[min]);
 };
 
 const finding = (code: FindingCode, s: Signal): Finding => ({
-	code,
-	kind: s.at.kind,
-	item: s.at.item,
-	field: s.at.field,
-	matched: s.matched,
-	finding: FINDING_TEXT[code],
+  code,
+  kind: s.at.kind,
+  item: s.at.item,
+  field: s.at.field,
+  matched: s.matched,
+  finding: FINDING_TEXT[code],
 });
 
 /**
@@ -192,84 +160,69 @@ const finding = (code: FindingCode, s: Signal): Finding => ({
  * below, so an honest "you must provide an API key" never does. Pure and deterministic.
  */
 const decide = (sigs: Signal[]): Finding[] => {
-	const out: Finding[] = [];
-	const add = (code: FindingCode, s: Signal | undefined): void => {
-		if (s && !out.some((f) => f.code === code)) out.push(finding(code, s));
-	};
-	add("hidden_characters", has(sigs, "hidden", "strong"));
-	add("hidden_markup", has(sigs, "markup", "strong"));
-	// An HTML comment is hidden from people but read by the model: refused when it says anything aimed at the agent.
-	const comment = has(sigs, "markup", "medium");
-	if (comment && sigs.some((s) => s !== comment && s.cls !== "sensitive"))
-		add("hidden_markup", comment);
-	add("encoded_payload", has(sigs, "blob", "strong"));
-	add("instruction_override", has(sigs, "override", "strong"));
-	add("concealment", has(sigs, "conceal", "strong"));
-	add("exfiltration_parameter", has(sigs, "param", "strong"));
-	add("cross_tool_steering", has(sigs, "crosstool", "strong"));
-	add("credential_access", has(sigs, "harvest", "strong"));
-	add("dangerous_command", has(sigs, "command", "strong"));
-	add("harmful_capability", has(sigs, "harm", "strong"));
+  const out: Finding[] = [];
+  const add = (code: FindingCode, s: Signal | undefined): void => {
+    if (s && !out.some((f) => f.code === code)) out.push(finding(code, s));
+  };
+  add('hidden_characters', has(sigs, 'hidden', 'strong'));
+  add('hidden_markup', has(sigs, 'markup', 'strong'));
+  // An HTML comment is hidden from people but read by the model: refused when it says anything aimed at the agent.
+  const comment = has(sigs, 'markup', 'medium');
+  if (comment && sigs.some((s) => s !== comment && s.cls !== 'sensitive')) add('hidden_markup', comment);
+  add('encoded_payload', has(sigs, 'blob', 'strong'));
+  add('instruction_override', has(sigs, 'override', 'strong'));
+  add('concealment', has(sigs, 'conceal', 'strong'));
+  add('exfiltration_parameter', has(sigs, 'param', 'strong'));
+  add('cross_tool_steering', has(sigs, 'crosstool', 'strong'));
+  add('credential_access', has(sigs, 'harvest', 'strong'));
+  add('dangerous_command', has(sigs, 'command', 'strong'));
+  add('harmful_capability', has(sigs, 'harm', 'strong'));
 
-	// A schema VALUE (enum, default, const, example, title) has no honest reason to address the
-	// agent or to name a credential: there one directive or one key path is enough.
-	const inValue = sigs.find(
-		(s) =>
-			/^(?:inputSchema|outputSchema)\..*(?:\.enum\[\d+\]|\.default|\.const|\.examples\[\d+\]|\.title)$/.test(
-				s.at.field,
-			) &&
-			((s.cls === "sensitive" && s.weight === "strong") ||
-				(s.cls === "directive" && s.weight !== "weak") ||
-				s.cls === "exfil"),
-	);
-	if (inValue)
-		add(
-			inValue.cls === "sensitive" ? "credential_access" : "agent_directive",
-			inValue,
-		);
+  // A schema VALUE (enum, default, const, example, title) has no honest reason to address the
+  // agent or to name a credential: there one directive or one key path is enough.
+  const inValue = sigs.find(
+    (s) =>
+      /^(?:inputSchema|outputSchema)\..*(?:\.enum\[\d+\]|\.default|\.const|\.examples\[\d+\]|\.title)$/.test(s.at.field) &&
+      ((s.cls === 'sensitive' && s.weight === 'strong') || (s.cls === 'directive' && s.weight !== 'weak') || s.cls === 'exfil'),
+  );
+  if (inValue) add(inValue.cls === 'sensitive' ? 'credential_access' : 'agent_directive', inValue);
 
-	const directive = has(sigs, "directive");
-	const exfil = has(sigs, "exfil", "medium");
-	const secretStrong = has(sigs, "sensitive", "strong");
-	const conceal = has(sigs, "conceal");
-	const cross = has(sigs, "crosstool", "medium");
-	const paramName = has(sigs, "param", "medium");
-	if (secretStrong && (directive || exfil || conceal))
-		add(
-			"credential_access",
-			directive && directive.id !== "very-important" ? directive : secretStrong,
-		);
-	if (exfil && (directive || has(sigs, "sensitive") || conceal))
-		add("exfiltration", exfil);
-	if (cross && (directive || exfil || conceal || has(sigs, "sensitive")))
-		add("cross_tool_steering", cross);
-	if (conceal && (directive || exfil)) add("concealment", conceal);
-	if (paramName && (directive || secretStrong || exfil))
-		add("exfiltration_parameter", paramName);
-	// Directives alone (however many) are what real servers write too: the second detector weighs
-	// them with everything else the item says, instead of a rule refusing on their count.
-	return out;
+  const directive = has(sigs, 'directive');
+  const exfil = has(sigs, 'exfil', 'medium');
+  const secretStrong = has(sigs, 'sensitive', 'strong');
+  const conceal = has(sigs, 'conceal');
+  const cross = has(sigs, 'crosstool', 'medium');
+  const paramName = has(sigs, 'param', 'medium');
+  if (secretStrong && (directive || exfil || conceal))
+    add('credential_access', directive && directive.id !== 'very-important' ? directive : secretStrong);
+  if (exfil && (directive || has(sigs, 'sensitive') || conceal)) add('exfiltration', exfil);
+  if (cross && (directive || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
+  if (conceal && (directive || exfil)) add('concealment', conceal);
+  if (paramName && (directive || secretStrong || exfil)) add('exfiltration_parameter', paramName);
+  // Directives alone (however many) are what real servers write too: the second detector weighs
+  // them with everything else the item says, instead of a rule refusing on their count.
+  return out;
 };
 
 const byItem = (strings: VisibleString[]): VisibleString[][] => {
-	const groups = new Map<string, VisibleString[]>();
-	for (const v of strings) {
-		const key = `${v.kind}\u0000${v.item}`;
-		const g = groups.get(key) ?? [];
-		g.push(v);
-		groups.set(key, g);
-	}
-	return [...groups.values()];
+  const groups = new Map<string, VisibleString[]>();
+  for (const v of strings) {
+    const key = `${v.kind}\u0000${v.item}`;
+    const g = groups.get(key) ?? [];
+    g.push(v);
+    groups.set(key, g);
+  }
+  return [...groups.values()];
 };
 
 export interface ItemVerdict {
-	kind: SurfaceKind;
-	item: string;
-	/** What the rules found (empty: the rules admit it). */
-	rules: Finding[];
-	/** The second detector's view; refuses only where the rules admitted. */
-	second: SecondOpinion;
-	findings: Finding[];
+  kind: SurfaceKind;
+  item: string;
+  /** What the rules found (empty: the rules admit it). */
+  rules: Finding[];
+  /** The second detector's view; refuses only where the rules admitted. */
+  second: SecondOpinion;
+  findings: Finding[];
 }
 
 /**
@@ -278,13 +231,11 @@ export interface ItemVerdict {
  * tool is one of the server's own is dropped. One that names anything else stays.
  */
 const aboutSiblings = (s: Signal, siblings: ReadonlySet<string>): boolean =>
-	s.cls === "crosstool" &&
-	s.weight === "medium" &&
-	s.hit !== undefined &&
-	(/\bthis\s+(?:tool|function)\b/i.test(s.hit) ||
-		(s.hit.match(/[a-z][\w.-]{2,60}/gi) ?? []).some((w) =>
-			siblings.has(w.replace(/[.-]+$/, "")),
-		));
+  s.cls === 'crosstool' &&
+  s.weight === 'medium' &&
+  s.hit !== undefined &&
+  (/\bthis\s+(?:tool|function)\b/i.test(s.hit) ||
+    (s.hit.match(/[a-z][\w.-]{2,60}/gi) ?? []).some((w) => siblings.has(w.replace(/[.-]+$/, ''))));
 
 /**
  * A directive that hands control back to the user ("confirm with the user before…", "wait for
@@ -292,62 +243,43 @@ const aboutSiblings = (s: Signal, siblings: ReadonlySet<string>): boolean =>
  * cross-tool signals do not count.
  */
 const DEFERS_TO_USER =
-	/\b(?:confirm|check|verify)\s+(?:it\s+|this\s+)?with\s+the\s+user\b|\b(?:ask|wait\s+for)\s+(?:the\s+user|(?:explicit\s+|clear\s+)?(?:user\s+)?(?:instruction|confirmation|approval|permission)s?\s+(?:from\s+the\s+user)?)|\buser'?s?\s+(?:explicit\s+)?(?:approval|confirmation|consent|permission)\b|\bunless\s+the\s+user\s+(?:explicitly\s+)?(?:asks|requests|says)/i;
+  /\b(?:confirm|check|verify)\s+(?:it\s+|this\s+)?with\s+the\s+user\b|\b(?:ask|wait\s+for)\s+(?:the\s+user|(?:explicit\s+|clear\s+)?(?:user\s+)?(?:instruction|confirmation|approval|permission)s?\s+(?:from\s+the\s+user)?)|\buser'?s?\s+(?:explicit\s+)?(?:approval|confirmation|consent|permission)\b|\bunless\s+the\s+user\s+(?:explicitly\s+)?(?:asks|requests|says)/i;
 const defersToUser = (s: Signal): boolean =>
-	s.weight !== "strong" &&
-	(s.cls === "directive" || s.cls === "crosstool") &&
-	DEFERS_TO_USER.test(s.matched);
+  s.weight !== 'strong' && (s.cls === 'directive' || s.cls === 'crosstool') && DEFERS_TO_USER.test(s.matched);
 
-const judgeItem = (
-	g: VisibleString[],
-	siblings: ReadonlySet<string>,
-): ItemVerdict => {
-	const sigs = g
-		.flatMap((v) => signalsOf(v))
-		.filter((s) => !aboutSiblings(s, siblings) && !defersToUser(s));
-	const rules = decide(sigs);
-	for (const v of g) {
-		for (const h of plainSightOf(normalise(v.text), v.field, v.item)) {
-			if (!rules.some((f) => f.code === h.code))
-				rules.push({
-					code: h.code,
-					kind: v.kind,
-					item: v.item,
-					field: v.field,
-					matched: h.matched,
-					finding: FINDING_TEXT[h.code],
-				});
-		}
-	}
-	const hits = sigs.map((s) => ({
-		cls: s.cls,
-		weight: s.weight,
-		field: s.at.field,
-		matched: s.matched,
-	}));
-	const second = secondOpinion(g, hits, siblings);
-	const head = g[0] as VisibleString;
-	const r = second.refusal;
-	const extra: Finding[] =
-		rules.length === 0 && r
-			? [
-					{
-						code: r.code,
-						kind: head.kind,
-						item: head.item,
-						field: r.field,
-						matched: r.matched,
-						finding: FINDING_TEXT[r.code],
-					},
-				]
-			: [];
-	return {
-		kind: head.kind,
-		item: head.item,
-		rules,
-		second,
-		findings: [...rules, ...extra],
-	};
+const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdict => {
+  const sigs = g.flatMap((v) => signalsOf(v)).filter((s) => !aboutSiblings(s, siblings) && !defersToUser(s));
+  const rules = decide(sigs);
+  for (const f of plainFindings(g)) if (!rules.some((r) => r.code === f.code)) rules.push(f);
+  const hits = sigs.map((s) => ({
+    cls: s.cls,
+    weight: s.weight,
+    field: s.at.field,
+    matched: s.matched,
+  }));
+  const second = secondOpinion(g, hits, siblings);
+  const head = g[0] as VisibleString;
+  const r = second.refusal;
+  const extra: Finding[] =
+    rules.length === 0 && r
+      ? [
+          {
+            code: r.code,
+            kind: head.kind,
+            item: head.item,
+            field: r.field,
+            matched: r.matched,
+            finding: FINDING_TEXT[r.code],
+          },
+        ]
+      : [];
+  return {
+    kind: head.kind,
+    item: head.item,
+    rules,
+    second,
+    findings: [...rules, ...extra],
+  };
 };
 
 /**
@@ -358,76 +290,55 @@ const judgeItem = (
 export type VerdictMemo = Map<string, ItemVerdict>;
 
 /** Every item's verdict, with the server's tool and prompt names as the siblings each is judged against. */
-export const judgeStrings = (
-	strings: VisibleString[],
-	siblings?: Iterable<string>,
-	memo?: VerdictMemo,
-): ItemVerdict[] => {
-	const names = new Set(
-		siblings ?? strings.filter((v) => v.field === "name").map((v) => v.text),
-	);
-	const sib = memo ? JSON.stringify([...names].sort()) : "";
-	return byItem(strings).map((g) => {
-		const key = memo ? `${sib}\u0000${JSON.stringify(g)}` : "";
-		const v = memo?.get(key) ?? judgeItem(g, names);
-		memo?.set(key, v);
-		return v;
-	});
+export const judgeStrings = (strings: VisibleString[], siblings?: Iterable<string>, memo?: VerdictMemo): ItemVerdict[] => {
+  const names = new Set(siblings ?? strings.filter((v) => v.field === 'name').map((v) => v.text));
+  const sib = memo ? JSON.stringify([...names].sort()) : '';
+  return byItem(strings).map((g) => {
+    const key = memo ? `${sib}\u0000${JSON.stringify(g)}` : '';
+    const v = memo?.get(key) ?? judgeItem(g, names);
+    memo?.set(key, v);
+    return v;
+  });
 };
 
-export const scanStrings = (
-	strings: VisibleString[],
-	siblings?: Iterable<string>,
-): Finding[] => judgeStrings(strings, siblings).flatMap((v) => v.findings);
+export const scanStrings = (strings: VisibleString[], siblings?: Iterable<string>): Finding[] =>
+  judgeStrings(strings, siblings).flatMap((v) => v.findings);
 
 export interface Surface {
-	tools?: Record<string, unknown>[];
-	prompts?: Record<string, unknown>[];
-	resources?: Record<string, unknown>[];
-	resourceTemplates?: Record<string, unknown>[];
-	instructions?: string;
-	/** Names of the server's other tools when the surface holds only part of it (a corpus row). */
-	siblings?: string[];
+  tools?: Record<string, unknown>[];
+  prompts?: Record<string, unknown>[];
+  resources?: Record<string, unknown>[];
+  resourceTemplates?: Record<string, unknown>[];
+  instructions?: string;
+  /** Names of the server's other tools when the surface holds only part of it (a corpus row). */
+  siblings?: string[];
 }
 
 export const surfaceStrings = (s: Surface): VisibleString[] => [
-	...(s.tools ?? []).flatMap(toolStrings),
-	...(s.prompts ?? []).flatMap(promptStrings),
-	...(s.resources ?? []).flatMap((r) => resourceStrings(r, "resource")),
-	...(s.resourceTemplates ?? []).flatMap((r) =>
-		resourceStrings(r, "resourceTemplate"),
-	),
-	...(s.instructions
-		? [
-				{
-					kind: "instructions" as const,
-					item: "instructions",
-					field: "instructions",
-					text: s.instructions,
-				},
-			]
-		: []),
+  ...(s.tools ?? []).flatMap(toolStrings),
+  ...(s.prompts ?? []).flatMap(promptStrings),
+  ...(s.resources ?? []).flatMap((r) => resourceStrings(r, 'resource')),
+  ...(s.resourceTemplates ?? []).flatMap((r) => resourceStrings(r, 'resourceTemplate')),
+  ...(s.instructions
+    ? [
+        {
+          kind: 'instructions' as const,
+          item: 'instructions',
+          field: 'instructions',
+          text: s.instructions,
+        },
+      ]
+    : []),
 ];
 
 /** Scans a whole upstream surface. Empty result = admitted by layer two. */
-export const scanSurface = (s: Surface, memo?: VerdictMemo): Finding[] =>
-	judgeSurface(s, memo).flatMap((v) => v.findings);
+export const scanSurface = (s: Surface, memo?: VerdictMemo): Finding[] => judgeSurface(s, memo).flatMap((v) => v.findings);
 
 export const judgeSurface = (s: Surface, memo?: VerdictMemo): ItemVerdict[] => {
-	const strings = surfaceStrings(s);
-	const names = strings
-		.filter(
-			(v) => v.field === "name" && (v.kind === "tool" || v.kind === "prompt"),
-		)
-		.map((v) => v.text);
-	return judgeStrings(strings, [...names, ...(s.siblings ?? [])], memo);
+  const strings = surfaceStrings(s);
+  const names = strings.filter((v) => v.field === 'name' && (v.kind === 'tool' || v.kind === 'prompt')).map((v) => v.text);
+  return judgeStrings(strings, [...names, ...(s.siblings ?? [])], memo);
 };
 
-export const scanTool = (
-	tool: Record<string, unknown>,
-	siblings?: string[],
-): Finding[] =>
-	scanStrings(toolStrings(tool), [
-		String(tool.name ?? ""),
-		...(siblings ?? []),
-	]);
+export const scanTool = (tool: Record<string, unknown>, siblings?: string[]): Finding[] =>
+  scanStrings(toolStrings(tool), [String(tool.name ?? ''), ...(siblings ?? [])]);
