@@ -6,6 +6,8 @@ import { FINDING_TEXT, type Finding, type FindingCode } from './findings.js';
 import { decodedRuns } from './decode.js';
 import { plainSightOf } from './plain-sight.js';
 import { plainFindings } from './plain-item.js';
+import { contextFindings, type GuardContext } from './context.js';
+export type { GuardContext } from './context.js';
 
 export type { Finding, FindingCode } from './findings.js';
 export { FINDING_TEXT } from './findings.js';
@@ -332,12 +334,20 @@ export const surfaceStrings = (s: Surface): VisibleString[] => [
 ];
 
 /** Scans a whole upstream surface. Empty result = admitted by layer two. */
-export const scanSurface = (s: Surface, memo?: VerdictMemo): Finding[] => judgeSurface(s, memo).flatMap((v) => v.findings);
+export const scanSurface = (s: Surface, memo?: VerdictMemo, context?: GuardContext): Finding[] =>
+  judgeSurface(s, memo, context).flatMap((v) => v.findings);
 
-export const judgeSurface = (s: Surface, memo?: VerdictMemo): ItemVerdict[] => {
+export const judgeSurface = (s: Surface, memo?: VerdictMemo, context?: GuardContext): ItemVerdict[] => {
   const strings = surfaceStrings(s);
   const names = strings.filter((v) => v.field === 'name' && (v.kind === 'tool' || v.kind === 'prompt')).map((v) => v.text);
-  return judgeStrings(strings, [...names, ...(s.siblings ?? [])], memo);
+  const verdicts = judgeStrings(strings, [...names, ...(s.siblings ?? [])], memo);
+  // The catalog's findings are not memoised: they depend on the other servers, and are cheap.
+  const extra = contextFindings(strings, { others: context?.others ?? [], own: [...(context?.own ?? []), ...(s.siblings ?? [])] });
+  if (extra.length === 0) return verdicts;
+  return verdicts.map((v) => {
+    const mine = extra.filter((f) => f.kind === v.kind && f.item === v.item && !v.findings.some((x) => x.code === f.code));
+    return mine.length > 0 ? { ...v, rules: [...v.rules, ...mine], findings: [...v.findings, ...mine] } : v;
+  });
 };
 
 export const scanTool = (tool: Record<string, unknown>, siblings?: string[]): Finding[] =>

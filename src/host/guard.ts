@@ -2,7 +2,7 @@ import type { GuardReport } from '../link/reports.js';
 import type { Log } from '../log/lite.js';
 import { diffSurfaces, itemHash, surfaceHash } from '../guard/hash.js';
 import { formatRefusal, type Refusal, semanticRemedy } from '../guard/refusal.js';
-import { type Finding, scanSurface, type Surface, type VerdictMemo } from '../guard/scanner.js';
+import { type Finding, type GuardContext, scanSurface, type Surface, type VerdictMemo } from '../guard/scanner.js';
 
 /** Enough for every item of a few large servers; past it the memo starts over. */
 const MEMO_MAX = 50_000;
@@ -130,6 +130,21 @@ export class HostGuard {
     return 'refused';
   }
 
+  /**
+   * The other servers this host holds that share a lane with this one, with their tool names: the
+   * part of the lane's catalog a host can see (naming one of their tools is steering; a look-alike
+   * of one is shadowing).
+   */
+  private catalogBeside(server: string): GuardContext {
+    const mine = new Set(this.lanesOf(server));
+    const others: GuardContext['others'] = [];
+    for (const [name, st] of this.state) {
+      if (name === server || !this.lanesOf(name).some((l) => mine.has(l))) continue;
+      others.push({ server: name, tools: (st.surface.tools ?? []).map((t) => String(t.name ?? '')) });
+    }
+    return { others };
+  }
+
   /** `lane`: the surface came from that lane's own child (see laneRefusals). */
   vet(server: string, surface: Surface, lane?: string): 'admitted' | 'refused' {
     if (this.trustSeen < 0) {
@@ -138,7 +153,7 @@ export class HostGuard {
     }
     const hash = surfaceHash(surface);
     if (this.memo.size > MEMO_MAX) this.memo.clear();
-    const all = scanSurface(surface, this.memo);
+    const all = scanSurface(surface, this.memo, this.catalogBeside(server));
     const open = uncovered(server, surface, all, this.overrides);
     const trusted = all.filter((f) => !open.includes(f));
     const prev = this.state.get(server);
