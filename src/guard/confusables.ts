@@ -4,6 +4,41 @@
  * names are spoofed with (0/o, 1/l/I, rn/m, vv/w). Two names with the same skeleton read the same
  * to a person and are easy to pick one for the other. Pure.
  */
+/** Capitals first: a capital look-alike is read before case folding (Greek Ν is N, its lower case ν is v). */
+const UPPER: Record<string, string> = {
+  А: 'A',
+  В: 'B',
+  Е: 'E',
+  К: 'K',
+  М: 'M',
+  Н: 'H',
+  О: 'O',
+  Р: 'P',
+  С: 'C',
+  Т: 'T',
+  Х: 'X',
+  У: 'Y',
+  І: 'I',
+  Ј: 'J',
+  Ѕ: 'S',
+  Ԁ: 'D',
+  Α: 'A',
+  Β: 'B',
+  Ε: 'E',
+  Ζ: 'Z',
+  Η: 'H',
+  Ι: 'I',
+  Κ: 'K',
+  Μ: 'M',
+  Ν: 'N',
+  Ο: 'O',
+  Ρ: 'P',
+  Τ: 'T',
+  Υ: 'Y',
+  Χ: 'X',
+  Ϲ: 'C',
+};
+
 const TABLE: Record<string, string> = {
   // Cyrillic
   а: 'a',
@@ -78,7 +113,14 @@ const TABLE: Record<string, string> = {
  * space) as one. Names are compared by skeleton only.
  */
 export const skeleton = (name: string): string => {
-  const folded = [...name.normalize('NFKC').toLowerCase()].map((c) => TABLE[c] ?? c).join('');
+  const folded = [
+    ...[...name.normalize('NFKC')]
+      .map((c) => UPPER[c] ?? c)
+      .join('')
+      .toLowerCase(),
+  ]
+    .map((c) => TABLE[c] ?? c)
+    .join('');
   return folded
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/rn/g, 'm')

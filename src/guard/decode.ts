@@ -24,7 +24,7 @@ export const readsAsText = (s: string): boolean => {
 
 const B64_RUN = /(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=_-])/g;
 const HEX_RUN = /(?<![0-9a-f])(?:(?:\\x|0x)?[0-9a-f]{2}[\s:]?){12,}(?![0-9a-f])/gi;
-const PCT_RUN = /(?:%[0-9a-f]{2}|[\w.~-]){0,40}(?:%[0-9a-f]{2}[\w.~-]*){3,}/gi;
+const PCT_RUN = /(?:%[0-9a-f]{2}|[\w.~-]){0,40}(?:%[0-9a-f]{2}[\w.~-]*){2,}/gi;
 const ENTITY = /&(?:#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8});/gi;
 const NAMED: Record<string, string> = {
   lt: '<',

@@ -17,10 +17,12 @@ export interface PlainHit {
 const SOURCE = `(?:${SENS_PATH}|${SECRET}|${CONVERSATION}|${PRIVATE})`;
 const SOURCE_STRICT = `(?:${SENS_PATH}|${CONVERSATION}|${PRIVATE}|\\bapi[\\s_-]?keys?\\b|\\b(?:access|auth|bearer|session)[\\s_-]?tokens?\\b|\\bpasswords?\\b|\\bcredentials\\b|\\bprivate[\\s_-]keys?\\b|\\bssh[\\s_-]keys?\\b|\\b[A-Z][A-Z0-9]*_(?:API_KEY|SECRET|TOKEN|PASSWORD|SECRET_KEY|ACCESS_KEY)\\b|\\benvironment\\s+variables\\b|\\bthe\\s+environment\\b)`;
 const re = (s: string, f = 'i'): RegExp => new RegExp(s, f);
+/** Up to n characters inside one sentence: a dot inside a path, a URL or an ellipsis does not end it. */
+const gap = (n: number): string => `(?:[^.;!?\\n]|\\.{2,}|[.;!?](?=\\S)){0,${n}}?`;
 
 // A secret moved to a sink: "send OPENAI_API_KEY=... to https://...", "uploads all *.env files to ...".
-const FLOW_A = re(`${MOVE}[^.;!?]{0,80}?${SOURCE}[^.;!?]{0,160}?\\b(?:to|into|via|at|on|with)\\b[^.;!?]{0,60}?(?:${SINK})`);
-const FLOW_B = re(`${SOURCE_STRICT}[^.;!?]{0,120}?(?:,|\\band\\b|\\bthen\\b)\\s*(?:\\w+\\s+){0,3}?${MOVE}[^.;!?]{0,160}?(?:${SINK})`);
+const FLOW_A = re(`${MOVE}${gap(80)}${SOURCE}${gap(160)}\\b(?:to|into|via|at|on|with)\\b${gap(60)}(?:${SINK})`);
+const FLOW_B = re(`${SOURCE_STRICT}${gap(120)}(?:,|\\band\\b|\\bthen\\b)\\s*(?:\\w+\\s+){0,3}?${MOVE}${gap(160)}(?:${SINK})`);
 
 // A shell command written out: one that reads key material, fetches and runs code, or opens a shell.
 const CMD_PATH = re(
@@ -32,13 +34,15 @@ const CMD_RUN = re(
   `${MANDATE}[^.!?]{0,120}?\\b(?:run|execute|exec|enter|invoke|type)\\b[^.!?]{0,60}?(?:[\\x60'"]|:\\s*)(?:sudo\\s+)?(?:cat|curl|wget|whoami|uname|printenv|env|rm|chmod|chown|bash|sh|nc|scp|base64|echo\\s[^\\x60'"]{0,80}>)\\b`,
 );
 // A sensitive file read, written or sent as part of what the text asks for.
-const PATH_TOUCH = re(`${TOUCH}[^.;!?]{0,60}?(?:${SENS_PATH})`);
+const PATH_TOUCH = re(`${TOUCH}${gap(60)}(?:${SENS_PATH})`);
 
 // Cloud metadata and internal-only endpoints (SSRF) and local-file URLs.
 const METADATA =
   /169\.254\.169\.254|169\.254\.170\.2|\bmetadata\.google\.internal\b|100\.100\.100\.200|\[?fd00:ec2::254\]?|\/computeMetadata\/v1|\/latest\/meta-data|\/metadata\/instance\b|\bfile:\/\/\/(?:etc|root|home|proc|users|c:)|\bgopher:\/\//i;
 const DEFENSIVE =
   /\b(?:detect\w*|prevent\w*|protect\w*|defen[cs]\w*|against|block\w*|den(?:y|ies)|reject\w*|flag\w*|identif\w*|mitigat\w*|scan\w*\s+for|monitor\w*\s+for|alert\w*|simulat\w*|awareness|audit\w*|forbid\w*|disallow\w*|not\s+allowed|refus\w*|guard\w*|report\w*\s+(?:on|of))\b/i;
+
+const DEFENDED_AFTER = /^\S*\s+(?:is|are)\s+(?:always\s+)?(?:blocked|denied|rejected|refused|forbidden|not\s+allowed|disallowed)\b/i;
 
 // Injection payloads as schema values.
 const INJECTION =
@@ -70,9 +74,7 @@ const HARM = re(
 // A second behaviour beside the stated one.
 const ALSO = String.raw`\b(?:also|additionally|in\s+addition|in\s+the\s+background|silently|quietly|secretly|meanwhile|as\s+a\s+side\s+effect|behind\s+the\s+scenes|at\s+the\s+same\s+time|while\s+(?:doing\s+so|it\s+runs|formatting|processing))\b`;
 const GATHER = String.raw`\b(?:collect|index|record|log|harvest|capture|scrape|stor|sav|cach|upload|send|forward|copy|copies|extract|track|keep|retain|gather|mine)\w*\b`;
-const SECOND = re(
-  `${ALSO}[^.;!?]{0,60}?${GATHER}[^.;!?]{0,60}?(?:${SOURCE_STRICT}|\\btokens?\\s+(?:it|that|which)\\s+(?:sees|finds|encounters))`,
-);
+const SECOND = re(`${ALSO}${gap(60)}${GATHER}${gap(60)}(?:${SOURCE_STRICT}|\\btokens?\\s+(?:it|that|which)\\s+(?:sees|finds|encounters))`);
 const REMOTE_KEEP =
   /\b(?:cache|index|copy|data|results?|logs?|history|backup)\s+(?:is|are|gets?)\s+(?:also\s+)?(?:stored|kept|saved|sent|uploaded|synced|mirrored)\s+(?:remotely|off-?site|externally|to\s+(?:a\s+|our\s+)?(?:remote|external|third[\s-]party))/i;
 
@@ -117,7 +119,12 @@ const firstUnnegated = (r: RegExp, t: string): RegExpExecArray | undefined => {
 
 const notDefensive = (r: RegExp, t: string): RegExpExecArray | undefined => {
   const g = new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`);
-  for (const m of t.matchAll(g)) if (!DEFENSIVE.test(t.slice(Math.max(0, m.index - 80), m.index))) return m as RegExpExecArray;
+  for (const m of t.matchAll(g))
+    if (
+      !DEFENSIVE.test(t.slice(Math.max(0, m.index - 80), m.index)) &&
+      !DEFENDED_AFTER.test(t.slice(m.index + m[0].length, m.index + m[0].length + 40))
+    )
+      return m as RegExpExecArray;
   return undefined;
 };
 
