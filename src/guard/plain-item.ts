@@ -7,12 +7,17 @@ import { FINDING_TEXT, type Finding } from './findings.js';
 import { normalise } from './normalize.js';
 import { nameAsText, parameterSightOf, type PlainHit, plainSightOf } from './plain-sight.js';
 import { RULES } from './rules.js';
+import { multilingualSightOf } from './plain-multilingual.js';
 import type { VisibleString } from './strings.js';
 
 const hitsOf = (v: VisibleString, about: string): PlainHit[] => {
   const t = normalise(v.text);
   const sentence = v.field.endsWith('(name)') ? nameAsText(v.text) : undefined;
-  const out = [...plainSightOf(sentence ?? t, v.field, v.item), ...(v.parameter !== undefined ? parameterSightOf(t, v.field, about) : [])];
+  const out = [
+    ...plainSightOf(sentence ?? t, v.field, v.item),
+    ...multilingualSightOf(t, v.field, v.item),
+    ...(v.parameter !== undefined ? parameterSightOf(t, v.field, about) : []),
+  ];
   // A parameter's name has no honest reason to address the agent: one strong or medium signal is enough.
   if (sentence && RULES.some((r) => r.weight !== 'weak' && r.re.test(sentence)))
     out.push({ code: 'exfiltration_parameter', id: 'name-as-text', matched: sentence });
