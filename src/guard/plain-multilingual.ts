@@ -18,16 +18,19 @@ const SEND_ML =
 const KEY_BUSINESS =
   /ssh|key|env|secret|cred|config|conf|file|fs|path|dir|folder|read|write|cat|git|deploy|vault|pass|auth|cert|home|shell|exec|command|cmd|terminal|backup|scan|audit|lint|secur|setup|init|install|dotfile|profile|sync/i;
 
+const SINK_RE = new RegExp(SINK, 'i');
+const PATH_RE = new RegExp(SENS_PATH, 'i');
+
 export const multilingualSightOf = (t: string, field: string, self: string): PlainHit[] => {
   const out: PlainHit[] = [];
   const c = CONCEAL.exec(t);
   if (c) out.push({ code: 'concealment', id: 'conceal-ml', matched: c[0] });
   const secret = SECRET_ML.exec(t);
-  if (secret && SEND_ML.test(t) && new RegExp(SINK, 'i').test(t))
+  if (secret && SEND_ML.test(t) && SINK_RE.test(t))
     out.push({ code: 'data_flow', id: 'secret-to-sink-ml', matched: t.slice(Math.max(0, secret.index - 60), secret.index + 120) });
   // A key file named by a tool whose name says nothing of files or keys, in any language.
   if (field === 'description' && !KEY_BUSINESS.test(self)) {
-    const p = new RegExp(SENS_PATH, 'i').exec(t);
+    const p = PATH_RE.exec(t);
     if (p) out.push({ code: 'purpose_mismatch', id: 'key-file-off-purpose', matched: t.slice(Math.max(0, p.index - 80), p.index + 80) });
   }
   return out;

@@ -111,14 +111,26 @@ const around = (t: string, i: number, n: number): string => {
   return t.slice(start, end).trim();
 };
 
+const globals = new Map<RegExp, RegExp>();
+/** The global twin of a rule's pattern, compiled once. */
+const global = (r: RegExp): RegExp => {
+  let g = globals.get(r);
+  if (!g) {
+    g = new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`);
+    globals.set(r, g);
+  }
+  g.lastIndex = 0;
+  return g;
+};
+
 const firstUnnegated = (r: RegExp, t: string): RegExpExecArray | undefined => {
-  const g = new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`);
+  const g = global(r);
   for (const m of t.matchAll(g)) if (!NEGATED.test(t.slice(Math.max(0, m.index - 40), m.index))) return m as RegExpExecArray;
   return undefined;
 };
 
 const notDefensive = (r: RegExp, t: string): RegExpExecArray | undefined => {
-  const g = new RegExp(r.source, r.flags.includes('g') ? r.flags : `${r.flags}g`);
+  const g = global(r);
   for (const m of t.matchAll(g))
     if (
       !DEFENSIVE.test(t.slice(Math.max(0, m.index - 80), m.index)) &&
@@ -180,14 +192,19 @@ export const plainSightOf = (t: string, field: string, self: string): PlainHit[]
         matched: whole ? t.slice(0, 240) : around(t, m.index, m[0].length),
       });
   };
-  hit('dangerous_command', 'command-reads-keys', CMD_PATH.exec(t));
+  // Cheap tests first: a path, a sink or a run verb must be there before the costly patterns run.
+  const path = PATH_RE.test(t);
+  const sink = SINK_RE.test(t);
+  if (path) hit('dangerous_command', 'command-reads-keys', CMD_PATH.exec(t));
   hit('dangerous_command', 'remote-shell', notDefensive(CMD_REMOTE, t));
-  hit('dangerous_command', 'run-command', CMD_RUN.exec(t));
-  hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, t) ?? firstUnnegated(FLOW_B, t));
-  const touch = firstUnnegated(PATH_TOUCH, t);
-  // Writing a project's own .env is what setup tools do; writing a key file is not.
-  if (!(touch && /^(?:write|writes|writing|append|appends|modify|modifies)\b/i.test(touch[0]) && /\.env\b/i.test(touch[0])))
-    hit('credential_access', 'touches-key-file', touch);
+  if (RUN_VERB.test(t)) hit('dangerous_command', 'run-command', CMD_RUN.exec(t));
+  if (sink) hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, t) ?? firstUnnegated(FLOW_B, t));
+  if (path) {
+    const touch = firstUnnegated(PATH_TOUCH, t);
+    // Writing a project's own .env is what setup tools do; writing a key file is not.
+    if (!(touch && /^(?:write|writes|writing|append|appends|modify|modifies)\b/i.test(touch[0]) && /\.env\b/i.test(touch[0])))
+      hit('credential_access', 'touches-key-file', touch);
+  }
   hit('metadata_endpoint', 'cloud-metadata', notDefensive(METADATA, t));
   if (isSchemaValue(field)) hit('injection_value', 'injection-in-value', INJECTION.exec(t), true);
   hit('harmful_capability', 'harm-as-purpose', notDefensive(HARM, t));
@@ -199,10 +216,14 @@ export const plainSightOf = (t: string, field: string, self: string): PlainHit[]
   const puff = t.match(PUFFERY);
   if (puff && new Set(puff.map((p) => p.toLowerCase())).size >= 2) hit('preference_manipulation', 'puffery', PUFFERY.exec(t) ?? undefined);
   PUFFERY.lastIndex = 0;
-  hijack(t, self, out);
+  if (MUST_RE.test(t)) hijack(t, self, out);
   return out;
 };
 
+const MUST_RE = re(MUST);
+const RUN_VERB = /\b(?:run|execute|exec|enter|invoke|type)\b/i;
+const PATH_RE = re(SENS_PATH);
+const SINK_RE = re(SINK);
 const SELF_WORDS = new Set(['this', 'the', 'any', 'these', 'that', 'it', 'tool', 'tools', 'function', 'a', 'an']);
 const TOOL_CALL =
   /\b(?:call|calls|calling|invoke|invoking|use|using|run|running|execute|executing)\s+(?:the\s+)?['"\x60]?([a-z][a-z0-9]*(?:[_.-][a-z0-9]+)+)['"\x60]?/gi;
@@ -221,10 +242,10 @@ const hijack = (t: string, self: string, out: PlainHit[]): void => {
     const rest = t.slice(m.index, m.index + 600);
     const sentenceEnd = rest.search(/[.!?](?:\s|$)(?![^'"\x60]*['"\x60]\s)/);
     const tail = t.slice(m.index, m.index + Math.max(300, sentenceEnd + 300));
-    if (!re(MUST).test(tail) || /\bthis\s+(?:tool|function)\b/i.test(t.slice(Math.max(0, m.index - 160), m.index))) continue;
+    if (!MUST_RE.test(tail) || /\bthis\s+(?:tool|function)\b/i.test(t.slice(Math.max(0, m.index - 160), m.index))) continue;
     const calls = [...tail.matchAll(TOOL_CALL)].map((c) => (c[1] ?? '').toLowerCase()).filter((c) => c !== target);
     const payload =
-      LITERAL_ARG.test(tail) || re(SENS_PATH).test(tail) || re(SINK).test(tail) || DESTRUCTIVE.test(tail) || calls.some((c) => c !== me);
+      LITERAL_ARG.test(tail) || PATH_RE.test(tail) || SINK_RE.test(tail) || DESTRUCTIVE.test(tail) || calls.some((c) => c !== me);
     if (payload) {
       out.push({
         code: 'tool_hijack',
