@@ -261,7 +261,9 @@ const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdi
   }));
   const second = secondOpinion(g, hits, siblings);
   const head = g[0] as VisibleString;
-  const r = second.refusal;
+  // The model's score is advisory (shown by --explain and inspect): on the frozen blind split it
+  // added 0.032 FPR for 0.041 recall (issue 23, scoring 1), so only its declarations refuse.
+  const r = second.declared ? second.refusal : undefined;
   const extra: Finding[] =
     rules.length === 0 && r
       ? [
