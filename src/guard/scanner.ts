@@ -109,7 +109,7 @@ const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
     // decoded run that says anything the rules hear is an encoded payload at the run's location.
     for (const d of decodedRuns(v.text)) {
       const inner = signalsOf({ ...v, field: `${v.field}(${d.how})`, text: d.text }, 1);
-      const plain = plainSightOf(normalise(d.text), v.field, v.item);
+      const plain = plainSightOf(normalise(d.text), v.field);
       if (inner.some((s) => s.weight !== 'weak') || plain.length > 0)
         out.push({
           cls: 'blob',
@@ -249,10 +249,13 @@ const DEFERS_TO_USER =
 const defersToUser = (s: Signal): boolean =>
   s.weight !== 'strong' && (s.cls === 'directive' || s.cls === 'crosstool') && DEFERS_TO_USER.test(s.matched);
 
+/** Sibling names in lower case, as the plain-sight rules compare them. */
+const lowerSiblings = (s: ReadonlySet<string>): ReadonlySet<string> => new Set([...s].map((n) => n.toLowerCase()));
+
 const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdict => {
   const sigs = g.flatMap((v) => signalsOf(v)).filter((s) => !aboutSiblings(s, siblings) && !defersToUser(s));
   const rules = decide(sigs);
-  for (const f of plainFindings(g)) if (!rules.some((r) => r.code === f.code)) rules.push(f);
+  for (const f of plainFindings(g, lowerSiblings(siblings))) if (!rules.some((r) => r.code === f.code)) rules.push(f);
   const hits = sigs.map((s) => ({
     cls: s.cls,
     weight: s.weight,
