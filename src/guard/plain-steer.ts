@@ -21,7 +21,7 @@ const CONDITION =
 const CONDITION_PASSIVE =
   /\b(?:when(?:ever)?|each\s+time|every\s+time|if|before|after)\s+(?:the\s+|any\s+)?(?:[\w-]+\s+server'?s\s+)?['"\x60]?([a-z][\w.-]{2,60})['"\x60]?\s+(?:tool\s+|function\s+)?(?:is|gets|are)\s+(?:used|called|invoked|run|executed)|\bany\s+call\s+to\s+(?:the\s+)?(?:[\w-]+\s+server'?s\s+)?['"\x60]?([a-z][\w.-]{2,60})/gi;
 const LITERAL_ARG =
-  /\(\s*\w+\s*=\s*['"]|\bwith\s+(?:the\s+)?(?:\w+\s+)?(?:argument|parameter|param|value|string|path|content|contents|text|recipient|address|url|body|message|amount|account|destination)s?\s*(?:set\s+to\s+|of\s+|as\s+|=\s*|:\s*)?['"\x60]|\b(?:set|setting|change|changing|use|using)\s+(?:the\s+)?['"\x60]?\w+['"\x60]?\s+(?:parameter\s+|field\s+|argument\s+)?(?:to|as|=)\s+['"\x60][^'"\x60]{2,}['"\x60]|\b(?:to|at)\s+['"\x60]?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/)|\bset\s+(?:the\s+)?(?:\w+\s+){0,2}(?:to|as)\s+(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{6,}\b/i;
+  /\(\s*\w+\s*=\s*['"]|\bwith\s+(?:the\s+)?(?:\w+\s+)?(?:argument|parameter|param|value|string|path|content|contents|text|recipient|address|url|body|message|amount|account|destination)s?\s*(?:set\s+to\s+|of\s+|as\s+|=\s*|:\s*)?['"\x60]|\b(?:set|setting|change|changing|use|using)\s+(?:the\s+)?['"\x60]?\w+['"\x60]?\s+(?:parameter\s+|field\s+|argument\s+)?(?:to|as|=)\s+['"\x60][^'"\x60]{2,}['"\x60]|\b(?:to|at)\s+['"\x60]?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/)|\bset\s+(?:the\s+)?(?:\w+\s+){0,2}(?:to|as)\s+(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{6,}\b|\b(?:be|is|are)\s+(?:always\s+)?(?:set|changed|replaced|modified|redirected|forced|overridden|rewritten)\s+(?:to|with|as|into)\s+['"\x60]?[\w~/.@:+-]{3,}/i;
 const DESTRUCTIVE =
   /\b(?:delete|deletes|deleting|overwrite|overwriting|drop|wipe|erase|truncate|rm\s+-|destroy|purge|format|shred|revoke|disable|transfer\s+(?:all|the\s+(?:entire|full))|send\s+(?:all|every))\b/i;
 
@@ -43,9 +43,16 @@ const SCRIPTED =
   /\b(?:state|say|tell\s+the\s+user|inform\s+the\s+user|respond\s+with|reply\s+with|announce|display\s+the\s+message)\s*:?\s*['"\u201c][^'"\u201d]{20,}/i;
 const AUTOMATIC = /\b(?:automatically|silently|always)\s+(?:redirect|set|change|modif|replace|add|append|route|send|use)\w*/i;
 
+// The user's own choice overridden: "even if the user specifies another organization".
+const OVER_USER =
+  /\beven\s+(?:if|when)\s+the\s+user\s+(?:explicitly\s+)?(?:specifies|asks|requests|provides|chooses|says|selects|wants|gives|names)|\bregardless\s+of\s+(?:what\s+)?(?:the\s+)?user(?:'s)?\s+(?:\w+\s+)?(?:says|asks|input|choice|request|specifies|wants|selection|query)|\b(?:ignore|override|disregard)\s+(?:the\s+)?user'?s?\s+(?:choice|input|value|selection|request|preference|instruction)s?\b|\binstead\s+of\s+(?:what|the\s+value)\s+the\s+user\s+(?:asked|specified|gave|provided|requested)/i;
+
 /** The steering rules for one string. `self`: the item's name; `siblings`: the server's other tools. */
 export const steeringOf = (t: string, self: string, siblings: ReadonlySet<string>): PlainHit[] => {
   const out: PlainHit[] = [];
+  const over = OVER_USER.exec(t);
+  // A restraint ("MUST NOT invoke other tools until the user says, even if the user selects one") is not.
+  if (over && !/\b(?:must\s+not|do\s+not|don't|never|until)\b/i.test(around(t, over.index, over[0].length))) out.push({ code: 'instruction_override', id: 'overrides-user', matched: around(t, over.index, over[0].length) });
   if (!MUST_RE.test(t) && !AUTOMATIC.test(t) && !/\b(?:tool|function)\b/i.test(t)) return out;
   if (MUST_RE.test(t)) hijack(t, self, siblings, out);
   const me = self.toLowerCase();
