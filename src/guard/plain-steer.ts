@@ -20,6 +20,11 @@ const CONDITION =
   /\b(?:before|prior\s+to|after|when(?:ever)?|each\s+time|every\s+time|once)\s+(?:you\s+|the\s+(?:agent|assistant|user|model)\s+)?(?:use|uses|using|call|calls|calling|invoke|invoking|run|running|execute|executing|access|accessing|employ|employing|utili[sz]e|utili[sz]ing)\s+(?:the\s+|any\s+)?['"\x60]?([a-z][\w.-]{2,60})['"\x60]?/gi;
 const CONDITION_PASSIVE =
   /\b(?:when(?:ever)?|each\s+time|every\s+time|if|before|after)\s+(?:the\s+|any\s+)?(?:[\w-]+\s+server'?s\s+)?['"\x60]?([a-z][\w.-]{2,60})['"\x60]?\s+(?:tool\s+|function\s+)?(?:is|gets|are)\s+(?:used|called|invoked|run|executed)|\bany\s+call\s+to\s+(?:the\s+)?(?:[\w-]+\s+server'?s\s+)?['"\x60]?([a-z][\w.-]{2,60})/gi;
+// An implicit trigger: the condition is what the user asks for, not a tool being used.
+const USER_CONDITION =
+  /\b(?:when(?:ever)?|if|before|each\s+time|every\s+time)\s+(?:the\s+|a\s+)?user\s+(?:asks?|wants?|requests?|needs?|tries?|attempts?|is\s+(?:asking|trying))\s+(?:you\s+)?(?:to|for|about)\b/gi;
+const DEFERS =
+  /\b(?:confirm|check|verify)\s+(?:it\s+|this\s+)?with\s+the\s+user\b|\bask\s+the\s+user\b|\buser'?s?\s+(?:explicit\s+)?(?:approval|confirmation|consent|permission)\b/i;
 const LITERAL_ARG =
   /\(\s*\w+\s*=\s*['"]|\bwith\s+(?:the\s+)?(?:\w+\s+)?(?:argument|parameter|param|value|string|path|content|contents|text|recipient|address|url|body|message|amount|account|destination)s?\s*(?:set\s+to\s+|of\s+|as\s+|=\s*|:\s*)?['"\x60]|\b(?:set|setting|change|changing|use|using)\s+(?:the\s+)?['"\x60]?\w+['"\x60]?\s+(?:parameter\s+|field\s+|argument\s+)?(?:to|as|=)\s+['"\x60][^'"\x60]{2,}['"\x60]|\b(?:to|at)\s+['"\x60]?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/)|\bset\s+(?:the\s+)?(?:\w+\s+){0,2}(?:to|as)\s+(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{6,}\b|\b(?:be|is|are)\s+(?:always\s+)?(?:set|changed|replaced|modified|redirected|forced|overridden|rewritten)\s+(?:to|with|as|into)\s+['"\x60]?[\w~/.@:+-]{3,}/i;
 const DESTRUCTIVE =
@@ -52,7 +57,8 @@ export const steeringOf = (t: string, self: string, siblings: ReadonlySet<string
   const out: PlainHit[] = [];
   const over = OVER_USER.exec(t);
   // A restraint ("MUST NOT invoke other tools until the user says, even if the user selects one") is not.
-  if (over && !/\b(?:must\s+not|do\s+not|don't|never|until)\b/i.test(around(t, over.index, over[0].length))) out.push({ code: 'instruction_override', id: 'overrides-user', matched: around(t, over.index, over[0].length) });
+  if (over && !/\b(?:must\s+not|do\s+not|don't|never|until)\b/i.test(around(t, over.index, over[0].length)))
+    out.push({ code: 'instruction_override', id: 'overrides-user', matched: around(t, over.index, over[0].length) });
   if (!MUST_RE.test(t) && !AUTOMATIC.test(t) && !/\b(?:tool|function)\b/i.test(t)) return out;
   if (MUST_RE.test(t)) hijack(t, self, siblings, out);
   const me = self.toLowerCase();
@@ -92,12 +98,22 @@ const hijack = (t: string, self: string, siblings: ReadonlySet<string>, out: Pla
     const calls = [...tail.matchAll(TOOL_CALL)].map((c) => (c[1] ?? c[2] ?? '').toLowerCase()).filter((c) => c !== target);
     const payload =
       LITERAL_ARG.test(tail) || PATH_RE.test(tail) || SINK_RE.test(tail) || DESTRUCTIVE.test(tail) || calls.some((c) => c !== me);
-    if (payload) {
+    if (payload && !DEFERS.test(tail)) {
       out.push({
         code: 'tool_hijack',
         id: 'conditions-other-tool',
         matched: around(t, m.index, m[0].length),
       });
+      return;
+    }
+  }
+  // The user's request as the trigger: a mandated action with its own arguments, a key file, a sink
+  // or a destructive step, that does not hand the decision back to the user.
+  for (const m of t.matchAll(USER_CONDITION)) {
+    const tail = t.slice(m.index, m.index + 400);
+    if (!MUST_RE.test(tail) || DEFERS.test(tail)) continue;
+    if (LITERAL_ARG.test(tail) || PATH_RE.test(tail) || SINK_RE.test(tail) || DESTRUCTIVE.test(tail)) {
+      out.push({ code: 'tool_hijack', id: 'user-triggered-action', matched: around(t, m.index, m[0].length) });
       return;
     }
   }

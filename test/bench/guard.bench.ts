@@ -45,6 +45,7 @@ console.log(
 
 const surfaces = train.map((s) => ({ tools: [s.e.tool], siblings: s.e.siblings ?? [] }));
 for (const s of surfaces.slice(0, 200)) judgeSurface(s);
+const c0 = process.cpuUsage();
 const t0 = performance.now();
 let n = 0;
 while (performance.now() - t0 < 2000)
@@ -53,4 +54,8 @@ while (performance.now() - t0 < 2000)
     n++;
   }
 const ms = performance.now() - t0;
-console.log(`speed: ${Math.round((n / ms) * 1000)} tools/s, ${(ms / n).toFixed(3)} ms a tool (goal <= 2 ms, no model)`);
+const cpu = process.cpuUsage(c0);
+// CPU time is what the goal is about: on a shared machine wall time also counts other processes' turns.
+console.log(
+  `speed: ${((cpu.user + cpu.system) / 1000 / n).toFixed(3)} ms CPU a tool (goal <= 2 ms, no model); wall ${(ms / n).toFixed(3)} ms, ${Math.round((n / ms) * 1000)} tools/s`,
+);
