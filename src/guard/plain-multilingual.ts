@@ -19,7 +19,7 @@ const KEY_BUSINESS =
   /ssh|key|env|secret|cred|config|conf|file|fs|path|dir|folder|read|write|cat|git|deploy|vault|pass|auth|cert|home|shell|exec|command|cmd|terminal|backup|scan|audit|lint|secur|setup|init|install|dotfile|profile|sync/i;
 
 const SINK_RE = new RegExp(SINK, 'i');
-const PATH_RE = new RegExp(SENS_PATH, 'i');
+const PATH_RE = new RegExp(SENS_PATH, 'gi');
 
 export const multilingualSightOf = (t: string, field: string, self: string): PlainHit[] => {
   const out: PlainHit[] = [];
@@ -30,7 +30,9 @@ export const multilingualSightOf = (t: string, field: string, self: string): Pla
     out.push({ code: 'data_flow', id: 'secret-to-sink-ml', matched: t.slice(Math.max(0, secret.index - 60), secret.index + 120) });
   // A key file named by a tool whose name says nothing of files or keys, in any language.
   if (field === 'description' && !KEY_BUSINESS.test(self)) {
-    const p = PATH_RE.exec(t);
+    // A project's .env is what search, setup and deploy tools name every day; a key file is not.
+    PATH_RE.lastIndex = 0;
+    const p = [...t.matchAll(PATH_RE)].find((m) => !/^\W*\.env(?:\.\w+)?$/i.test(m[0]));
     if (p) out.push({ code: 'purpose_mismatch', id: 'key-file-off-purpose', matched: t.slice(Math.max(0, p.index - 80), p.index + 80) });
   }
   return out;
