@@ -24,12 +24,17 @@ const gap = (n: number): string => `(?:[^.;!?\\n]|\\.{2,}|[.;!?](?=\\S)){0,${n}}
 const FLOW_A = re(`${MOVE}${gap(80)}${SOURCE}${gap(160)}\\b(?:to|into|via|at|on|with)\\b${gap(60)}(?:${SINK})`);
 const FLOW_B = re(`${SOURCE_STRICT}${gap(120)}(?:,|\\band\\b|\\bthen\\b)\\s*(?:\\w+\\s+){0,3}?${MOVE}${gap(160)}(?:${SINK})`);
 
+const FLOW_C = re(`${SOURCE_STRICT}${gap(60)}\\b(?:is|are|gets?|get)\\s+(?:\\w+\\s+)?${MOVE}${gap(120)}(?:${SINK})`);
+// A copy of what passes through sent to an address written into the description.
+const COPY_TO =
+  /\b(?:forward|send|bcc|cc|copy)\w*\s+(?:a\s+|the\s+)?cop(?:y|ies)\s+(?:of\s+(?:\w+\s+){1,3})?to\s+[\w.+-]+@[\w-]+\.[a-z]{2,}/i;
+
 // A shell command written out: one that reads key material, fetches and runs code, or opens a shell.
 const CMD_PATH = re(
   `\\b(?:cat|type|less|more|head|tail|base64|xxd|strings|cp|scp|curl|nc|grep|find)\\s+(?:-\\S+\\s+)*['"\\x60]?(?:${SENS_PATH})`,
 );
 const CMD_REMOTE =
-  /\bcurl\b[^|\n]{0,200}\|\s*(?:ba|z)?sh\b|\bwget\b[^|\n]{0,200}\|\s*(?:ba)?sh\b|\/dev\/tcp\/|\bnc\s+(?:-\w+\s+)*-e\b|\bbash\s+-i\b|\brm\s+-rf\s+(?:\/|~|\*|\$home)|\bchmod\s+(?:-R\s+)?777\s+\/|\bpowershell\b[^.\n]{0,40}(?:-enc\b|\biex\b)|\binvoke-expression\b|\bmkfifo\b|\bxp_cmdshell\b/i;
+  /\bcurl\b[^|\n]{0,200}\|\s*(?:ba|z)?sh\b|\bwget\b[^|\n]{0,200}\|\s*(?:ba)?sh\b|\/dev\/tcp\/|\bnc\s+(?:-\w+\s+)*-e\b|\bbash\s+-i\b|\brm\s+-rf\s+(?:\/|~|\*|\$home)|\bchmod\s+(?:-R\s+)?777\s+\/|\bpowershell\b[^.\n]{0,40}(?:-enc\b|\biex\b)|\binvoke-expression\b|\bmkfifo\b|\bxp_cmdshell\b|\bcurl\b[^\n]{0,80}(?:-X\s*POST|--data\S*|-d\s|-F\s|--upload-file|-T\s)[^\n]{0,160}https?:\/\/|\bwget\b[^\n]{0,80}--post-(?:data|file)/i;
 const CMD_RUN = re(
   `${MANDATE}[^.!?]{0,120}?\\b(?:run|execute|exec|enter|invoke|type)\\b[^.!?]{0,60}?(?:[\\x60'"]|:\\s*)(?:sudo\\s+)?(?:cat|curl|wget|whoami|uname|printenv|env|rm|chmod|chown|bash|sh|nc|scp|base64|echo\\s[^\\x60'"]{0,80}>)\\b`,
 );
@@ -192,7 +197,8 @@ export const plainSightOf = (t: string, field: string): PlainHit[] => {
   if (path) hit('dangerous_command', 'command-reads-keys', CMD_PATH.exec(t));
   hit('dangerous_command', 'remote-shell', notDefensive(CMD_REMOTE, t));
   if (RUN_VERB.test(t)) hit('dangerous_command', 'run-command', CMD_RUN.exec(t));
-  if (sink) hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, t) ?? firstUnnegated(FLOW_B, t));
+  if (sink) hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, t) ?? firstUnnegated(FLOW_B, t) ?? firstUnnegated(FLOW_C, t));
+  if (sink) hit('data_flow', 'copy-to-address', COPY_TO.exec(t));
   if (path) {
     const touch = firstUnnegated(PATH_TOUCH, t);
     // Writing a project's own .env is what setup tools do; writing a key file is not.
