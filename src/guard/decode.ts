@@ -11,7 +11,6 @@ export interface Decoded {
   text: string;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: printable ASCII plus newline and tab, on purpose
 const NOT_PRINTABLE = /[^\x20-\x7e\n\t]/g;
 
 /** Whether decoded bytes read as words: printable, mostly letters and spaces, at least one space. */
