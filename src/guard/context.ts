@@ -17,6 +17,8 @@ export interface GuardContext {
   others: { server: string; tools: string[] }[];
 }
 
+const isAscii = (s: string): boolean => /^[\x20-\x7e]*$/.test(s);
+
 /** A name distinctive enough to count as a reference when it appears in prose. */
 const distinctive = (name: string): boolean => name.length >= 4 && (/[_.-]/.test(name) || /[a-z][A-Z]/.test(name) || name.length >= 12);
 
@@ -27,10 +29,11 @@ export const contextFindings = (strings: VisibleString[], ctx: GuardContext): Fi
   const out: Finding[] = [];
   const own = new Set([...(ctx.own ?? []), ...strings.filter((v) => v.field === 'name').map((v) => v.text)]);
   const ownSkeletons = new Set([...own].map(skeleton));
-  const foreign = new Map<string, { server: string; name: string }>();
   // The same name on two servers is not a spoof (lanegate prefixes names apart); a look-alike is.
-  for (const o of ctx.others) for (const t of o.tools) if (!own.has(t)) foreign.set(skeleton(t), { server: o.server, name: t });
-  const refs = [...foreign.values()].filter((f) => distinctive(f.name) && !ownSkeletons.has(skeleton(f.name)));
+  const foreign = ctx.others.flatMap((o) =>
+    o.tools.filter((t) => !own.has(t)).map((t) => ({ server: o.server, name: t, sk: skeleton(t) })),
+  );
+  const refs = foreign.filter((f) => distinctive(f.name) && !ownSkeletons.has(f.sk));
   const refRe = refs.length > 0 ? new RegExp(`(?<![\\w.-])(?:${refs.map((r) => escapeRe(r.name)).join('|')})(?![\\w-])`, 'i') : undefined;
   const add = (v: VisibleString, code: Finding['code'], matched: string): void => {
     if (!out.some((f) => f.item === v.item && f.code === code))
@@ -38,8 +41,10 @@ export const contextFindings = (strings: VisibleString[], ctx: GuardContext): Fi
   };
   for (const v of strings) {
     if (v.field === 'name' && (v.kind === 'tool' || v.kind === 'prompt')) {
-      const same = foreign.get(skeleton(v.text));
-      if (same && same.name !== v.text) add(v, 'shadowing', `${v.text} reads as ${same.server}'s ${same.name}`);
+      const sk = skeleton(v.text);
+      // A plain-ASCII name is not the spoof of a look-alike that mixes in other letters: that one is.
+      const same = foreign.find((f) => f.sk === sk && f.name !== v.text && !(isAscii(v.text) && !isAscii(f.name)));
+      if (same) add(v, 'shadowing', `${v.text} reads as ${same.server}'s ${same.name}`);
       else if (mixesScripts(v.text)) add(v, 'shadowing', `${v.text} mixes scripts (reads as ${skeleton(v.text)})`);
       continue;
     }
