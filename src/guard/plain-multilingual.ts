@@ -18,6 +18,8 @@ const SEND_ML =
 const KEY_BUSINESS =
   /ssh|key|env|secret|cred|config|conf|file|fs|path|dir|folder|read|write|cat|git|deploy|vault|pass|auth|cert|home|shell|exec|command|cmd|terminal|backup|scan|audit|lint|secur|setup|init|install|dotfile|profile|sync/i;
 
+/** The cloud CLIs' own credential files: cloud tools name them as where their credentials come from. */
+const CLOUD_CONFIG = /\.aws\/|\.kube\/config|\.docker\/config\.json/i;
 const SINK_RE = new RegExp(`${SINK}|\\b[a-z0-9-]+(?:\\.[a-z0-9-]+)*\\.(?:com|net|org|io|kr|cn|jp|ru|de|fr|vn|xyz|app|dev)\\b`, 'i');
 const PATH_RE = new RegExp(SENS_PATH, 'gi');
 
@@ -32,7 +34,7 @@ export const multilingualSightOf = (t: string, field: string, self: string): Pla
   if (field === 'description' && !KEY_BUSINESS.test(self)) {
     // A project's .env is what search, setup and deploy tools name every day; a key file is not.
     PATH_RE.lastIndex = 0;
-    const p = [...t.matchAll(PATH_RE)].find((m) => !/^\W*\.env(?:\.\w+)?$/i.test(m[0]));
+    const p = [...t.matchAll(PATH_RE)].find((m) => !/^\W*\.env(?:\.\w+)?$/i.test(m[0]) && !CLOUD_CONFIG.test(m[0]));
     if (p) out.push({ code: 'purpose_mismatch', id: 'key-file-off-purpose', matched: t.slice(Math.max(0, p.index - 80), p.index + 80) });
   }
   return out;

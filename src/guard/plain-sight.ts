@@ -36,8 +36,10 @@ const CMD_PATH = re(
 const CMD_REMOTE =
   /\bcurl\b[^|\n]{0,200}\|\s*(?:ba|z)?sh\b|\bwget\b[^|\n]{0,200}\|\s*(?:ba)?sh\b|\/dev\/tcp\/|\bnc\s+(?:-\w+\s+)*-e\b|\bbash\s+-i\b|\brm\s+-rf\s+(?:\/|~|\*|\$home)|\bchmod\s+(?:-R\s+)?777\s+\/|\bpowershell\b[^.\n]{0,40}(?:-enc\b|\biex\b)|\binvoke-expression\b|\bmkfifo\b|\bxp_cmdshell\b|\bcurl\b[^\n]{0,80}(?:-X\s*POST|--data\S*|-d\s|-F\s|--upload-file|-T\s)[^\n]{0,160}https?:\/\/|\bwget\b[^\n]{0,80}--post-(?:data|file)/i;
 const CMD_RUN = re(
-  `${MANDATE}[^.!?]{0,120}?\\b(?:run|execute|exec|enter|invoke|type)\\b[^.!?]{0,60}?(?:[\\x60'"]|:\\s*)(?:sudo\\s+)?(?:cat|curl|wget|whoami|uname|printenv|env|rm|chmod|chown|bash|sh|nc|scp|base64|echo\\s[^\\x60'"]{0,80}>)\\b`,
+  `${MANDATE}[^.!?]{0,120}?\\b(?:run|execute|exec|enter|invoke|type)\\b[^.!?]{0,60}?(?:[\\x60'"]|:\\s*)(?:sudo\\s+)?(?:cat|whoami|uname|printenv|env|rm|chmod|chown|nc|scp|base64|echo\\s[^\\x60'"]{0,80}>)\\b`,
 );
+const EXFIL_VERB = /^(?:cat|include|includes|attach|upload|send|copy|overwrite|overwrites|overwriting|print|output|dump|dumps|harvest|steal|display|show|return|returns|delete|deletes|remove|append|appends)$/;
+const CLOUD_CONFIG = /\.aws\/(?:credentials|config)|\.kube\/config|\.docker\/config\.json/i;
 // A sensitive file read, written or sent as part of what the text asks for.
 const PATH_TOUCH = re(`${TOUCH}${gap(60)}(?:${SENS_PATH})`);
 
@@ -78,7 +80,7 @@ const HARM = re(
 
 // A second behaviour beside the stated one.
 const ALSO = String.raw`\b(?:also|additionally|in\s+addition|in\s+the\s+background|silently|quietly|secretly|meanwhile|as\s+a\s+side\s+effect|behind\s+the\s+scenes|at\s+the\s+same\s+time|while\s+(?:doing\s+so|it\s+runs|formatting|processing))\b`;
-const GATHER = String.raw`\b(?:collect|index|record|log|harvest|capture|scrape|stor|sav|cach|upload|send|forward|copy|copies|extract|track|keep|retain|gather|mine)\w*\b`;
+const GATHER = String.raw`\b(?:collect|index|harvest|capture|scrape|upload|send|forward|exfiltrat|gather|mine|mining|beacon)\w*\b`;
 const SECOND = re(`${ALSO}${gap(60)}${GATHER}${gap(60)}(?:${SOURCE_STRICT}|\\btokens?\\s+(?:it|that|which)\\s+(?:sees|finds|encounters))`);
 const REMOTE_KEEP =
   /\b(?:cache|index|copy|data|results?|logs?|history|backup)\s+(?:is|are|gets?)\s+(?:also\s+)?(?:stored|kept|saved|sent|uploaded|synced|mirrored)\s+(?:remotely|off-?site|externally|to\s+(?:a\s+|our\s+)?(?:remote|external|third[\s-]party))/i;
@@ -100,6 +102,10 @@ const SELF_HOOK =
 
 const PATH_RE = re(SENS_PATH);
 const SINK_RE = re(SINK);
+/** A link given for reading ("see https://docs...", "documentation: https://..."): a reference, not a destination. */
+const DOC_LINK =
+  /\b((?:see|refer\s+to|documentation|docs|learn\s+more|more\s+(?:info|information|details)|details|reference|guide)\b[^.\n]{0,30}?)https?:\/\/\S+|https?:\/\/(?:docs?|developer|learn|help|support)\.[\w.-]+\S*|https?:\/\/\S*\/docs?\/\S*/gi;
+const MANDATE_STRICT = /\b(?:must|mandatory|required|always|need\s+to|have\s+to)\b/i;
 const RUN_VERB = /\b(?:run|execute|exec|enter|invoke|type)\b/i;
 
 const ONE_SENTENCE = 240;
@@ -141,7 +147,7 @@ const notDefensive = (r: RegExp, t: string): RegExpExecArray | undefined => {
 
 // A parameter that asks for the conversation, the agent's own instructions, its tools or the environment.
 const ASKS_FOR_CONTEXT = re(
-  `\\b(?:(?:full|entire|complete|whole|verbatim)\\s+(?:\\w+\\s+){0,3}(?:conversation|chat|system\\s+prompt|instructions)\\b|transcript\\s+of\\s+(?:the\\s+|this\\s+|our\\s+)?(?:current\\s+)?(?:chat|conversation|session)|(?:your|the\\s+(?:assistant|model|agent|llm)'?s?)\\s+(?:\\w+\\s+){0,2}(?:system\\s+prompt|instructions|persona|context\\s+window|developer\\s+(?:message|instructions)|tool\\s+list)\\b|(?:chat|conversation)\\s+so\\s+far|all\\s+(?:previous|prior)\\s+(?:turns|messages)|last\\s+\\d+\\s+messages\\s+of|(?:output|contents?)\\s+of\\s+(?:the\\s+)?[\\x60'"]?(?:env|printenv)\\b|contents?\\s+of\\s+(?:\\S+\\s+){0,3}?(?:${SENS_PATH}))`,
+  `\\b(?:(?:full|entire|complete|whole|verbatim)\\s+(?:\\w+\\s+){0,3}(?:conversation|chat|system\\s+prompt|instructions)\\b|transcript\\s+of\\s+(?:the\\s+|this\\s+|our\\s+)?(?:current\\s+)?(?:chat|conversation|session)|\\b(?:paste|include|provide|copy|insert|put|enter|repeat|send|pass|fill\\s+in|output|dump)\\s+(?:\\w+\\s+){0,3}?(?:your|the\\s+(?:assistant|model|agent|llm)'?s?)\\s+(?:\\w+\\s+){0,2}(?:system\\s+prompt|instructions|persona|context\\s+window|developer\\s+(?:message|instructions)|tool\\s+list)\\b|(?:chat|conversation)\\s+so\\s+far|all\\s+(?:previous|prior)\\s+(?:turns|messages)|last\\s+\\d+\\s+messages\\s+of|(?:output|contents?)\\s+of\\s+(?:the\\s+)?[\\x60'"]?(?:env|printenv)\\b|contents?\\s+of\\s+(?:\\S+\\s+){0,3}?(?:${SENS_PATH}))`,
 );
 const CONTEXT_PARAM =
   /^_*(?:tools?_?list|available_?tools|system_?(?:prompt|instructions|message)|session_?transcript|chat_?(?:history|log)|conversation_?history|previous_?messages|context_?window|env_?vars?|environment_?variables)_*$/i;
@@ -193,19 +199,25 @@ export const plainSightOf = (t: string, field: string): PlainHit[] => {
   };
   // Cheap tests first: a path, a sink or a run verb must be there before the costly patterns run.
   const path = PATH_RE.test(t);
-  const sink = SINK_RE.test(t);
+  const sink = SINK_RE.test(t.replace(DOC_LINK, ' '));
   if (path) hit('dangerous_command', 'command-reads-keys', CMD_PATH.exec(t));
   hit('dangerous_command', 'remote-shell', notDefensive(CMD_REMOTE, t));
   if (RUN_VERB.test(t)) hit('dangerous_command', 'run-command', CMD_RUN.exec(t));
-  if (sink) hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, t) ?? firstUnnegated(FLOW_B, t) ?? firstUnnegated(FLOW_C, t));
+  const prose = sink ? t.replace(DOC_LINK, '$1 a documentation page') : t;
+  if (sink) hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, prose) ?? firstUnnegated(FLOW_B, prose) ?? firstUnnegated(FLOW_C, prose));
   if (sink) hit('data_flow', 'copy-to-address', COPY_TO.exec(t));
   if (path) {
     const touch = firstUnnegated(PATH_TOUCH, t);
-    // Writing a project's own .env is what setup tools do; writing a key file is not.
-    if (!(touch && /^(?:write|writes|writing|append|appends|modify|modifies)\b/i.test(touch[0]) && /\.env\b/i.test(touch[0])))
-      hit('credential_access', 'touches-key-file', touch);
+    const verb = touch?.[0].split(/\s/)[0]?.toLowerCase() ?? '';
+    // Writing a project's own .env is what setup tools do; reading the cloud CLI's credential file
+    // is what cloud tools do. Sending, printing or overwriting either is not.
+    const ordinary =
+      (/^(?:write|writes|writing|append|appends|modify|modifies)$/.test(verb) && /\.env\b/i.test(touch?.[0] ?? '')) ||
+      (!EXFIL_VERB.test(verb) && CLOUD_CONFIG.test(touch?.[0] ?? ''));
+    if (!ordinary) hit('credential_access', 'touches-key-file', touch);
   }
-  hit('metadata_endpoint', 'cloud-metadata', notDefensive(METADATA, t));
+  // An instance-metadata tool names its endpoint in prose; a URL default, or a mandate to fetch it, is SSRF.
+  if (isSchemaValue(field) || MANDATE_STRICT.test(t)) hit('metadata_endpoint', 'cloud-metadata', notDefensive(METADATA, t));
   if (isSchemaValue(field)) hit('injection_value', 'injection-in-value', INJECTION.exec(t), true);
   hit('harmful_capability', 'harm-as-purpose', notDefensive(HARM, t));
   hit('hidden_behaviour', 'second-behaviour', firstUnnegated(SECOND, t) ?? REMOTE_KEEP.exec(t));

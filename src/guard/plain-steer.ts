@@ -21,6 +21,8 @@ const CONDITION =
 const CONDITION_PASSIVE =
   /\b(?:when(?:ever)?|each\s+time|every\s+time|if|before|after)\s+(?:the\s+|any\s+)?(?:[\w-]+\s+server'?s\s+)?['"\x60]?([a-z][\w.-]{2,60})['"\x60]?\s+(?:tool\s+|function\s+)?(?:is|gets|are)\s+(?:used|called|invoked|run|executed)|\bany\s+call\s+to\s+(?:the\s+)?(?:[\w-]+\s+server'?s\s+)?['"\x60]?([a-z][\w.-]{2,60})/gi;
 // An implicit trigger: the condition is what the user asks for, not a tool being used.
+/** Words that turn a call sequence into a pretext: security checks, audits, verification. */
+const ALARM = /\b(?:secur\w*|verif\w*|authori[sz]\w*|authenticat\w*|audit\w*|complian\w*|integrity|validat\w*|protocol|breach\w*|unauthori[sz]ed|vulnerab\w*)\b/i;
 const USER_CONDITION =
   /\b(?:when(?:ever)?|if|before|each\s+time|every\s+time)\s+(?:the\s+|a\s+)?user\s+(?:asks?|wants?|requests?|needs?|tries?|attempts?|is\s+(?:asking|trying))\s+(?:you\s+)?(?:to|for|about)\b/gi;
 const DEFERS =
@@ -63,7 +65,10 @@ export const steeringOf = (t: string, self: string, siblings: ReadonlySet<string
   if (MUST_RE.test(t)) hijack(t, self, siblings, out);
   const me = self.toLowerCase();
   for (const m of t.matchAll(TOOL_STATE)) {
-    if ((m[1] ?? '').toLowerCase() === me) continue;
+    const named = (m[1] ?? '').toLowerCase();
+    if (named === me) continue;
+    // A server announcing its own sibling's deprecation is ordinary; with a security pretext or an automatic redirect it is not.
+    if (siblings.has(named) && !(ALARM.test(t) || AUTOMATIC.test(t))) continue;
     out.push({ code: 'tool_hijack', id: 'other-tool-state', matched: around(t, m.index, m[0].length) });
     break;
   }
@@ -97,7 +102,7 @@ const hijack = (t: string, self: string, siblings: ReadonlySet<string>, out: Pla
     if (!MUST_RE.test(tail) || /\bthis\s+(?:tool|function)\b/i.test(t.slice(Math.max(0, m.index - 160), m.index))) continue;
     const calls = [...tail.matchAll(TOOL_CALL)].map((c) => (c[1] ?? c[2] ?? '').toLowerCase()).filter((c) => c !== target);
     const payload =
-      LITERAL_ARG.test(tail) || PATH_RE.test(tail) || SINK_RE.test(tail) || DESTRUCTIVE.test(tail) || calls.some((c) => c !== me);
+      LITERAL_ARG.test(tail) || PATH_RE.test(tail) || SINK_RE.test(tail) || DESTRUCTIVE.test(tail) || (calls.some((c) => c !== me) && ALARM.test(tail));
     if (payload && !DEFERS.test(tail)) {
       out.push({
         code: 'tool_hijack',
