@@ -38,7 +38,8 @@ const CMD_REMOTE =
 const CMD_RUN = re(
   `${MANDATE}[^.!?]{0,120}?\\b(?:run|execute|exec|enter|invoke|type)\\b[^.!?]{0,60}?(?:[\\x60'"]|:\\s*)(?:sudo\\s+)?(?:cat|whoami|uname|printenv|env|rm|chmod|chown|nc|scp|base64|echo\\s[^\\x60'"]{0,80}>)\\b`,
 );
-const EXFIL_VERB = /^(?:cat|include|includes|attach|upload|send|copy|overwrite|overwrites|overwriting|print|output|dump|dumps|harvest|steal|display|show|return|returns|delete|deletes|remove|append|appends)$/;
+const EXFIL_VERB =
+  /^(?:cat|include|includes|attach|upload|send|copy|overwrite|overwrites|overwriting|print|output|dump|dumps|harvest|steal|display|show|return|returns|delete|deletes|remove|append|appends)$/;
 const CLOUD_CONFIG = /\.aws\/(?:credentials|config)|\.kube\/config|\.docker\/config\.json/i;
 // A sensitive file read, written or sent as part of what the text asks for.
 const PATH_TOUCH = re(`${TOUCH}${gap(60)}(?:${SENS_PATH})`);
@@ -204,7 +205,8 @@ export const plainSightOf = (t: string, field: string): PlainHit[] => {
   hit('dangerous_command', 'remote-shell', notDefensive(CMD_REMOTE, t));
   if (RUN_VERB.test(t)) hit('dangerous_command', 'run-command', CMD_RUN.exec(t));
   const prose = sink ? t.replace(DOC_LINK, '$1 a documentation page') : t;
-  if (sink) hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, prose) ?? firstUnnegated(FLOW_B, prose) ?? firstUnnegated(FLOW_C, prose));
+  if (sink)
+    hit('data_flow', 'secret-to-sink', firstUnnegated(FLOW_A, prose) ?? firstUnnegated(FLOW_B, prose) ?? firstUnnegated(FLOW_C, prose));
   if (sink) hit('data_flow', 'copy-to-address', COPY_TO.exec(t));
   if (path) {
     const touch = firstUnnegated(PATH_TOUCH, t);
