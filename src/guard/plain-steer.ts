@@ -26,7 +26,7 @@ const IMPERATIVE =
   /^[^.;:!?]{0,60}?(?:[,:;]|\bthen\b|\bfirst\b)\s*(?:you\s+)?(?:always\s+)?(?:change|set|replace|add|include|send|call|redirect|modify|append|prepend|overwrite|delete|pass|forward|copy|insert)\b/i;
 /** A literal the description chose: an absolute or home path, an address, a URL, an account or IBAN. */
 const LITERAL_TARGET =
-  /['"\x60](?:~?\/[\w.~\/-]{2,}|[a-z]:\\[^'"\x60]{2,}|[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/[^'"\x60\s]+|[A-Z]{2}\d{2}[A-Z0-9]{10,30}|(?:acct|acc|account)[_-]?\w{4,})['"\x60]/i;
+  /['"\x60](?:~?\/[\w.~/-]{2,}|[a-z]:\\[^'"\x60]{2,}|[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/[^'"\x60\s]+|[A-Z]{2}\d{2}[A-Z0-9]{10,30}|(?:acct|acc|account)[_-]?\w{4,})['"\x60]/i;
 
 /** The literal as an argument ("to '/tmp/x'", "with path '~/.ssh'", "= 'a@b.c'"), not a format example. */
 const ARG_LITERAL = new RegExp(`\\b(?:to|with|as|into|at|=)\\s+(?:the\\s+)?(?:[\\w-]+\\s+){0,3}?${LITERAL_TARGET.source}`, 'i');
