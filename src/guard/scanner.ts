@@ -63,10 +63,14 @@ const decide = (sigs: Signal[]): Finding[] => {
   const conceal = has(sigs, 'conceal');
   const cross = has(sigs, 'crosstool', 'medium');
   const paramName = has(sigs, 'param', 'medium');
-  if (secretStrong && (directive || exfil || conceal))
-    add('credential_access', directive && directive.id !== 'very-important' ? directive : secretStrong);
-  if (exfil && (directive || has(sigs, 'sensitive') || conceal)) add('exfiltration', exfil);
-  if (cross && (directive || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
+  // Key material and a directive in the same string; across fields (a "private key" parameter and a
+  // "You MUST" elsewhere) they are two honest sentences, not a flow.
+  const near = secretStrong && sigs.find((s) => s.cls === 'directive' && s.at.field === secretStrong.at.field);
+  if (secretStrong && (near || exfil || conceal)) add('credential_access', near && near.id !== 'very-important' ? near : secretStrong);
+  const inField = (cls: Signal['cls'], f: Signal | undefined): boolean =>
+    f !== undefined && sigs.some((x) => x.cls === cls && x.at.field === f.at.field);
+  if (exfil && (inField('directive', exfil) || has(sigs, 'sensitive') || conceal)) add('exfiltration', exfil);
+  if (cross && (inField('directive', cross) || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
   if (conceal && (directive || exfil)) add('concealment', conceal);
   if (paramName && (directive || secretStrong || exfil)) add('exfiltration_parameter', paramName);
   // Directives alone (however many) are what real servers write too: the second detector weighs
