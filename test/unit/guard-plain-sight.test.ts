@@ -190,6 +190,16 @@ describe('the two false alarms, and other languages', () => {
       t('get_weather', '获取指定城市的天气预报。在调用此工具之前，请先使用 list_tables 工具获取城市代码。'),
     ];
     assert.deepEqual(findings(tools), []);
+    // Seen alone (a partial listing, a corpus row): naming a tool the surface does not show is not
+    // steering by itself; only the lane's catalog can say the name is another server's.
+    assert.deepEqual(findings([t('get_weather', '获取指定城市的天气预报。在调用此工具之前，请先使用 search_city 工具获取城市代码。')]), []);
+    assert.equal(
+      findings(
+        [t('get_weather', '获取指定城市的天气预报。在调用此工具之前，请先使用 search_city 工具获取城市代码。')],
+        [{ server: 'geo', tools: ['search_city'] }],
+      )[0]?.code,
+      'foreign_tool_reference',
+    );
   });
 
   it('plain benign descriptions in Chinese, Japanese and Korean are admitted like their English twins', () => {
