@@ -227,6 +227,14 @@ describe('lanegate scan: vetting a server before adding it', () => {
         ['spoof', 'web_search_\u0435xa', 'refuse', 'shadowing'],
       ],
     );
+    // --explain names the verdict's source (the rules) and shows the second detector as advisory.
+    const explained = String((await cli(['scan', '--explain', f])).stdout);
+    assert.match(
+      explained,
+      /server notes\ntool "take_note": REFUSED by the rules \(second detector, advisory: score -?[\d.]+ [<>]=? threshold [\d.]+\)/,
+    );
+    assert.match(explained, /finding {2}foreign_tool_reference at description: "names exa's tool web_search_exa"/);
+    assert.match(explained, /tool "web_search_exa": admitted \(second detector, advisory/);
     // The same exa listing alone (no catalog) is admitted: its own sibling is no one else's tool.
     writeFileSync(f, JSON.stringify(catalog.servers.exa));
     assert.equal((await cli(['scan', f])).exitCode, 0);
