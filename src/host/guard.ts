@@ -145,6 +145,21 @@ export class HostGuard {
     return { others };
   }
 
+  /**
+   * Re-judges the admitted servers that share a lane with `server`, now that its tools are known:
+   * one vetted before the server it names (or imitates) was judged without it. Returns the servers
+   * whose verdict changed (now refused), for the host to tell their lanes. Never cascades.
+   */
+  revetBeside(server: string): string[] {
+    const mine = new Set(this.lanesOf(server));
+    const changed: string[] = [];
+    for (const [name, st] of [...this.state]) {
+      if (name === server || st.status !== 'admitted' || !this.lanesOf(name).some((l) => mine.has(l))) continue;
+      if (this.vet(name, st.surface) === 'refused') changed.push(name);
+    }
+    return changed;
+  }
+
   /** `lane`: the surface came from that lane's own child (see laneRefusals). */
   vet(server: string, surface: Surface, lane?: string): 'admitted' | 'refused' {
     if (this.trustSeen < 0) {
