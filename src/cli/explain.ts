@@ -5,19 +5,16 @@ const signed = (n: number): string => `${n >= 0 ? '+' : ''}${n.toFixed(2)}`;
 
 /**
  * Why each item was refused or admitted: the rules' findings, then every signal the second
- * detector saw with its learned weight and contribution, the score and the threshold. Signals
- * with no weight are listed too (weight 0), so an operator sees what was noticed but not counted.
+ * detector saw with its learned weight and contribution, its score and threshold. The second
+ * detector is advisory (it refuses nothing since issue 23): its view is shown, never the verdict.
+ * Signals with no weight are listed too (weight 0), so an operator sees what was noticed but not counted.
  */
 export const explainVerdicts = (verdicts: ItemVerdict[], only?: string): string[] => {
   const out: string[] = [];
   for (const v of verdicts.filter((x) => !only || x.item === only)) {
     const s = v.second.score;
-    const head =
-      v.rules.length > 0
-        ? 'REFUSED by the rules'
-        : v.findings.length > 0
-          ? `REFUSED by the second detector (score ${s.score.toFixed(2)} >= threshold ${s.threshold.toFixed(2)})`
-          : `admitted (score ${s.score.toFixed(2)} < threshold ${s.threshold.toFixed(2)})`;
+    const advisory = `second detector, advisory: score ${s.score.toFixed(2)} ${s.refused ? '>=' : '<'} threshold ${s.threshold.toFixed(2)}`;
+    const head = `${v.findings.length > 0 ? 'REFUSED by the rules' : 'admitted'} (${advisory})`;
     out.push(`${v.kind} "${escapeUntrusted(v.item, 80)}": ${head}`);
     for (const f of v.findings) out.push(`  finding  ${f.code} at ${f.field}: "${escapeUntrusted(f.matched, 160)}"`);
     out.push('  signals  (weight x value = contribution, largest first)');

@@ -8,42 +8,78 @@ import { readGuard } from '../records/guard-file.js';
 import { addTrust, readTrust } from '../records/trust-file.js';
 import { lanesWithServer } from '../policy/queries.js';
 
+interface Listed {
+  server?: string;
+  tools: Record<string, unknown>[];
+  instructions?: string;
+}
+
+/** A tools/list result ({"tools": [...]}, its JSON-RPC envelope, or a bare array) as one server's listing. */
+const listedOf = (doc: unknown, server?: string): Listed | undefined => {
+  const root = (doc as { result?: unknown } | null)?.result ?? doc;
+  const tools = Array.isArray(root) ? root : ((root as { tools?: unknown } | null)?.tools as unknown[] | undefined);
+  if (!Array.isArray(tools) || tools.some((t) => t === null || typeof t !== 'object')) return undefined;
+  const instructions = (root as { instructions?: unknown }).instructions;
+  return {
+    ...(server ? { server } : {}),
+    tools: tools as Record<string, unknown>[],
+    ...(typeof instructions === 'string' ? { instructions } : {}),
+  };
+};
+
+/** One server's listing, or a lane's catalog: {"servers": {"name": <tools/list result>, ...}}. */
+const listingsOf = (doc: unknown): Listed[] | undefined => {
+  const servers = (doc as { servers?: unknown } | null)?.servers;
+  if (servers !== null && typeof servers === 'object' && !Array.isArray(servers)) {
+    const out = Object.entries(servers as Record<string, unknown>).map(([name, d]) => listedOf(d, name));
+    return out.every((l) => l !== undefined) ? (out as Listed[]) : undefined;
+  }
+  const one = listedOf(doc);
+  return one ? [one] : undefined;
+};
+
 /**
  * `lanegate scan [FILE|-] [--explain]`: vet a tools/list result before adding a server. Each tool
  * is judged against the whole list (its sibling tools) and the server's `instructions` if the
- * file carries them. Exit 1 if any tool is refused.
+ * file carries them. A lane's catalog of several servers ({"servers": {name: tools/list, ...}}) is
+ * judged server by server with the others as context: naming another server's tool is steering, a
+ * look-alike of one is shadowing. Exit 1 if any tool is refused.
  */
 export const runScan = (file: string | undefined, explain = false): number => {
   const text = readFileSync(file === undefined || file === '-' ? 0 : file, 'utf8');
+  const usage = 'expected a tools/list result ({"tools": [...]}), an array of tool definitions, or {"servers": {name: tools/list}}\n';
   let doc: unknown;
   try {
     doc = JSON.parse(text) as unknown;
   } catch {
-    process.stderr.write('not JSON: expected a tools/list result ({"tools": [...]}) or an array of tool definitions\n');
+    process.stderr.write(`not JSON: ${usage}`);
     return 2;
   }
-  const root = (doc as { result?: unknown } | null)?.result ?? doc;
-  const tools = Array.isArray(root) ? root : ((root as { tools?: unknown } | null)?.tools as unknown[] | undefined);
-  if (!Array.isArray(tools) || tools.some((t) => t === null || typeof t !== 'object')) {
-    process.stderr.write('expected a tools/list result ({"tools": [...]}) or an array of tool definitions\n');
+  const listings = listingsOf(doc);
+  if (!listings) {
+    process.stderr.write(usage);
     return 2;
   }
-  const instructions = (root as { instructions?: unknown }).instructions;
-  const verdicts = judgeSurface({
-    tools: tools as Record<string, unknown>[],
-    ...(typeof instructions === 'string' ? { instructions } : {}),
-  });
-  if (explain) process.stdout.write(`${explainVerdicts(verdicts).join('\n')}\n`);
-  else
-    for (const v of verdicts)
-      process.stdout.write(
-        `${JSON.stringify({
-          [v.kind === 'instructions' ? 'instructions' : 'tool']: v.item,
-          verdict: v.findings.length > 0 ? 'refuse' : 'allow',
-          findings: v.findings.map((f) => ({ code: f.code, finding: f.finding, field: f.field, matched: f.matched })),
-        })}\n`,
-      );
-  return verdicts.some((v) => v.findings.length > 0) ? 1 : 0;
+  let refused = false;
+  for (const l of listings) {
+    const others = listings
+      .filter((o) => o !== l)
+      .map((o) => ({ server: o.server ?? '', tools: o.tools.map((t) => String(t.name ?? '')) }));
+    const verdicts = judgeSurface({ tools: l.tools, ...(l.instructions ? { instructions: l.instructions } : {}) }, undefined, { others });
+    refused ||= verdicts.some((v) => v.findings.length > 0);
+    if (explain) process.stdout.write(`${l.server ? `server ${l.server}\n` : ''}${explainVerdicts(verdicts).join('\n')}\n`);
+    else
+      for (const v of verdicts)
+        process.stdout.write(
+          `${JSON.stringify({
+            ...(l.server ? { server: l.server } : {}),
+            [v.kind === 'instructions' ? 'instructions' : 'tool']: v.item,
+            verdict: v.findings.length > 0 ? 'refuse' : 'allow',
+            findings: v.findings.map((f) => ({ code: f.code, finding: f.finding, field: f.field, matched: f.matched })),
+          })}\n`,
+        );
+  }
+  return refused ? 1 : 0;
 };
 
 /** `lanegate trust SERVER [--tool T] --reviewed-by WHO [--note N]`: override findings, pinned to the exact surface. */

@@ -17,6 +17,13 @@ export type FindingCode =
   | 'purpose_mismatch'
   | 'obfuscated_text'
   | 'harmful_capability'
+  | 'metadata_endpoint'
+  | 'injection_value'
+  | 'hidden_behaviour'
+  | 'preference_manipulation'
+  | 'tool_hijack'
+  | 'foreign_tool_reference'
+  | 'shadowing'
   | 'invalid_name';
 
 export const FINDING_TEXT: Record<FindingCode, string> = {
@@ -35,7 +42,14 @@ export const FINDING_TEXT: Record<FindingCode, string> = {
     "declares that it moves sensitive data (credentials, keys, the conversation or private data) to a destination outside the user's control",
   purpose_mismatch: 'reaches for sensitive data unrelated to its stated purpose',
   obfuscated_text: 'text that reads as a sensitive instruction once a spelling trick is undone',
-  harmful_capability: 'describes stealing, exfiltrating or dumping data or credentials as what it does',
+  harmful_capability: 'states harm as what it does (stealing data or funds, intercepting people, taking down services)',
+  metadata_endpoint: 'points at a cloud metadata or internal-only endpoint (SSRF), or a local file URL',
+  injection_value: 'a schema value carries an injection payload (SQL, shell or path traversal)',
+  hidden_behaviour: 'declares a second behaviour beside the stated one (collects secrets or keeps data remotely)',
+  preference_manipulation: 'manipulates which tool the agent picks (disparages other tools, stacked superlatives)',
+  tool_hijack: "makes another tool's use depend on an action it chose (arguments, a sensitive path, a destructive step or another call)",
+  foreign_tool_reference: "names a tool of another server in the lane: steers the agent's use of a server it does not own",
+  shadowing: "its name is confusable with (or the same as) another server's tool in the lane: it can be picked in that tool's place",
   invalid_name:
     "a name outside the MCP specification's name rules (a control character, or a character a tool or prompt name may not hold)",
 };

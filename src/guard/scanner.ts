@@ -1,99 +1,15 @@
-import { findHidden, normalise } from './normalize.js';
-import { PARAM_NAME_STRONG, PARAM_NAME_TARGET, PARAM_TARGET, RULES, type SignalClass, type Weight } from './rules.js';
+import type { Weight } from './rules.js';
 import { type SecondOpinion, secondOpinion } from './second.js';
+import { type Signal, signalsOf } from './signals.js';
 import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
 import { nameFindings } from './names.js';
 import { FINDING_TEXT, type Finding, type FindingCode } from './findings.js';
+import { plainFindings } from './plain-item.js';
+import { contextFindings, type GuardContext } from './context.js';
+export type { GuardContext } from './context.js';
 
 export type { Finding, FindingCode } from './findings.js';
 export { FINDING_TEXT } from './findings.js';
-
-interface Signal {
-  cls: SignalClass | 'hidden' | 'blob' | 'param';
-  weight: Weight;
-  id: string;
-  at: VisibleString;
-  matched: string;
-  /** The rule's own match, for rules that name a tool. */
-  hit?: string;
-}
-
-const B64 = /[A-Za-z0-9+/]{60,}={0,2}/g;
-const HEX = /\b[0-9a-f]{128,}\b/gi;
-const MAX_MATCHED = 200;
-
-/** The sentence around a match: what an operator needs to see to judge it. */
-const sentenceAround = (text: string, index: number, length: number): string => {
-  const starts = [
-    text.lastIndexOf('. ', index),
-    text.lastIndexOf('! ', index),
-    text.lastIndexOf('? ', index),
-    text.lastIndexOf('\n', index),
-  ];
-  const start = Math.max(...starts) + 1;
-  const endCandidates = ['. ', '! ', '? ', '\n'].map((d) => text.indexOf(d, index + length)).filter((i) => i >= 0);
-  const end = endCandidates.length > 0 ? Math.min(...endCandidates) + 1 : text.length;
-  const s = text.slice(start, end).trim();
-  return s.length > MAX_MATCHED ? `${text.slice(index, index + Math.min(length, MAX_MATCHED)).trim()}` : s;
-};
-
-const decodeBase64Text = (blob: string): string | undefined => {
-  try {
-    const s = Buffer.from(blob, 'base64').toString('utf8');
-    const printable = s.replace(/[^\x20-\x7e\n]/g, '').length / Math.max(1, s.length);
-    const letters = (s.match(/[a-z ]/gi) ?? []).length / Math.max(1, s.length);
-    return printable > 0.95 && letters > 0.7 ? s : undefined;
-  } catch {
-    return undefined;
-  }
-};
-
-const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
-  const out: Signal[] = [];
-  for (const h of findHidden(v.text)) {
-    out.push({
-      cls: 'hidden',
-      weight: 'strong',
-      id: h.kind,
-      at: v,
-      matched: h.decoded ? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")` : h.shown,
-    });
-  }
-  const text = normalise(v.text);
-  for (const r of RULES) {
-    const m = r.re.exec(text);
-    if (m && r.unless?.test(text.slice(Math.max(0, m.index - 60), m.index))) continue;
-    if (m) out.push({ cls: r.cls, weight: r.weight, id: r.id, at: v, matched: sentenceAround(text, m.index, m[0].length), hit: m[0] });
-  }
-  if (v.parameter !== undefined) {
-    const m = PARAM_TARGET.exec(text);
-    if (m && !v.field.endsWith('(name)'))
-      out.push({ cls: 'param', weight: 'strong', id: 'param-target', at: v, matched: sentenceAround(text, m.index, m[0].length) });
-    if (v.field.endsWith('(name)') && PARAM_NAME_TARGET.test(text))
-      out.push({ cls: 'param', weight: 'medium', id: 'param-name', at: v, matched: text });
-    if (v.field.endsWith('(name)') && PARAM_NAME_STRONG.test(text))
-      out.push({ cls: 'param', weight: 'strong', id: 'param-name-strong', at: v, matched: text });
-  }
-  if (depth === 0) {
-    for (const m of text.matchAll(B64)) {
-      const decoded = decodeBase64Text(m[0]);
-      const inner = decoded ? signalsOf({ ...v, field: `${v.field}(base64)`, text: decoded }, 1) : [];
-      const loud = inner.some((s) => s.weight !== 'weak');
-      if (loud || m[0].length >= 160) {
-        out.push({
-          cls: 'blob',
-          weight: 'strong',
-          id: 'base64',
-          at: v,
-          matched: `${m[0].slice(0, 60)}…${decoded ? ` (decodes to "${decoded.slice(0, 120)}")` : ''}`,
-        });
-      }
-      out.push(...inner);
-    }
-    for (const m of text.matchAll(HEX)) out.push({ cls: 'blob', weight: 'strong', id: 'hex', at: v, matched: `${m[0].slice(0, 60)}…` });
-  }
-  return out;
-};
 
 const has = (sigs: Signal[], cls: Signal['cls'], min: Weight = 'weak'): Signal | undefined => {
   const rank = { weak: 0, medium: 1, strong: 2 };
@@ -148,10 +64,14 @@ const decide = (sigs: Signal[]): Finding[] => {
   const conceal = has(sigs, 'conceal');
   const cross = has(sigs, 'crosstool', 'medium');
   const paramName = has(sigs, 'param', 'medium');
-  if (secretStrong && (directive || exfil || conceal))
-    add('credential_access', directive && directive.id !== 'very-important' ? directive : secretStrong);
-  if (exfil && (directive || has(sigs, 'sensitive') || conceal)) add('exfiltration', exfil);
-  if (cross && (directive || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
+  // Key material and a directive in the same string; across fields (a "private key" parameter and a
+  // "You MUST" elsewhere) they are two honest sentences, not a flow.
+  const near = secretStrong && sigs.find((s) => s.cls === 'directive' && s.at.field === secretStrong.at.field);
+  if (secretStrong && (near || exfil || conceal)) add('credential_access', near && near.id !== 'very-important' ? near : secretStrong);
+  const inField = (cls: Signal['cls'], f: Signal | undefined): boolean =>
+    f !== undefined && sigs.some((x) => x.cls === cls && x.at.field === f.at.field);
+  if (exfil && (inField('directive', exfil) || has(sigs, 'sensitive') || conceal)) add('exfiltration', exfil);
+  if (cross && (inField('directive', cross) || exfil || conceal || has(sigs, 'sensitive'))) add('cross_tool_steering', cross);
   if (conceal && (directive || exfil)) add('concealment', conceal);
   if (paramName && (directive || secretStrong || exfil)) add('exfiltration_parameter', paramName);
   // Directives alone (however many) are what real servers write too: the second detector weighs
@@ -175,7 +95,7 @@ export interface ItemVerdict {
   item: string;
   /** What the rules found (empty: the rules admit it). */
   rules: Finding[];
-  /** The second detector's view; refuses only where the rules admitted. */
+  /** The second detector's view: advisory, shown by --explain and inspect; it refuses nothing. */
   second: SecondOpinion;
   findings: Finding[];
 }
@@ -202,18 +122,31 @@ const DEFERS_TO_USER =
 const defersToUser = (s: Signal): boolean =>
   s.weight !== 'strong' && (s.cls === 'directive' || s.cls === 'crosstool') && DEFERS_TO_USER.test(s.matched);
 
+/** Sibling names in lower case, as the plain-sight rules compare them. */
+const lowerSiblings = (s: ReadonlySet<string>): ReadonlySet<string> => new Set([...s].map((n) => n.toLowerCase()));
+
 const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdict => {
   const sigs = g.flatMap((v) => signalsOf(v)).filter((s) => !aboutSiblings(s, siblings) && !defersToUser(s));
   const rules = decide(sigs);
-  const hits = sigs.map((s) => ({ cls: s.cls, weight: s.weight, field: s.at.field, matched: s.matched }));
+  for (const f of plainFindings(g, lowerSiblings(siblings))) if (!rules.some((r) => r.code === f.code)) rules.push(f);
+  const hits = sigs.map((s) => ({
+    cls: s.cls,
+    weight: s.weight,
+    field: s.at.field,
+    matched: s.matched,
+  }));
   const second = secondOpinion(g, hits, siblings);
   const head = g[0] as VisibleString;
-  const r = second.refusal;
-  const extra: Finding[] =
-    rules.length === 0 && r
-      ? [{ code: r.code, kind: head.kind, item: head.item, field: r.field, matched: r.matched, finding: FINDING_TEXT[r.code] }]
-      : [];
-  return { kind: head.kind, item: head.item, rules, second, findings: [...nameFindings(g), ...rules, ...extra] };
+  // The second detector is advisory (its score and declarations are shown by --explain and
+  // inspect) and refuses nothing: on the frozen blind split its score added 0.032 FPR for 0.041
+  // recall, and its declarations 0.020 FPR for 0.005 recall (issue 23, scorings 1 and 2).
+  return {
+    kind: head.kind,
+    item: head.item,
+    rules,
+    second,
+    findings: [...rules, ...nameFindings(g)],
+  };
 };
 
 /**
@@ -253,16 +186,33 @@ export const surfaceStrings = (s: Surface): VisibleString[] => [
   ...(s.prompts ?? []).flatMap(promptStrings),
   ...(s.resources ?? []).flatMap((r) => resourceStrings(r, 'resource')),
   ...(s.resourceTemplates ?? []).flatMap((r) => resourceStrings(r, 'resourceTemplate')),
-  ...(s.instructions ? [{ kind: 'instructions' as const, item: 'instructions', field: 'instructions', text: s.instructions }] : []),
+  ...(s.instructions
+    ? [
+        {
+          kind: 'instructions' as const,
+          item: 'instructions',
+          field: 'instructions',
+          text: s.instructions,
+        },
+      ]
+    : []),
 ];
 
 /** Scans a whole upstream surface. Empty result = admitted by layer two. */
-export const scanSurface = (s: Surface, memo?: VerdictMemo): Finding[] => judgeSurface(s, memo).flatMap((v) => v.findings);
+export const scanSurface = (s: Surface, memo?: VerdictMemo, context?: GuardContext): Finding[] =>
+  judgeSurface(s, memo, context).flatMap((v) => v.findings);
 
-export const judgeSurface = (s: Surface, memo?: VerdictMemo): ItemVerdict[] => {
+export const judgeSurface = (s: Surface, memo?: VerdictMemo, context?: GuardContext): ItemVerdict[] => {
   const strings = surfaceStrings(s);
   const names = strings.filter((v) => v.field === 'name' && (v.kind === 'tool' || v.kind === 'prompt')).map((v) => v.text);
-  return judgeStrings(strings, [...names, ...(s.siblings ?? [])], memo);
+  const verdicts = judgeStrings(strings, [...names, ...(s.siblings ?? [])], memo);
+  // The catalog's findings are not memoised: they depend on the other servers, and are cheap.
+  const extra = contextFindings(strings, { others: context?.others ?? [], own: [...(context?.own ?? []), ...(s.siblings ?? [])] });
+  if (extra.length === 0) return verdicts;
+  return verdicts.map((v) => {
+    const mine = extra.filter((f) => f.kind === v.kind && f.item === v.item && !v.findings.some((x) => x.code === f.code));
+    return mine.length > 0 ? { ...v, rules: [...v.rules, ...mine], findings: [...v.findings, ...mine] } : v;
+  });
 };
 
 export const scanTool = (tool: Record<string, unknown>, siblings?: string[]): Finding[] =>

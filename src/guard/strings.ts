@@ -18,6 +18,18 @@ export interface VisibleString {
 
 const MAX_DEPTH = 12;
 
+/** Keywords whose value is a map from a property name to a schema: the names are model-visible too. */
+const NAMED_SCHEMAS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+/** JSON Schema's own type names: any other `type` string is text a model reads. */
+const JSON_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array', 'null']);
+
+/**
+ * Every string a schema holds, at any depth and under any key (a model reads the whole JSON, not
+ * only the keywords a validator knows): titles, descriptions, `$comment`, `type`, `format`,
+ * `required` entries, enum/const/default/example values (objects as their JSON), property names,
+ * and any unknown key's text. Plain type names and `required` entries that name a property are
+ * skipped (nothing to read there). Bounded by depth.
+ */
 const schemaStrings = (
   schema: unknown,
   base: string,
@@ -29,50 +41,60 @@ const schemaStrings = (
 ): void => {
   if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object') return;
   if (Array.isArray(schema)) {
-    for (const [i, s] of schema.entries()) schemaStrings(s, `${base}[${i}]`, item, kind, out, depth + 1, param);
+    for (const [i, s] of schema.entries()) {
+      if (typeof s === 'string' && s.length > 0)
+        out.push({
+          kind,
+          item,
+          field: `${base}[${i}]`,
+          text: s,
+          ...(param ? { parameter: param } : {}),
+        });
+      else schemaStrings(s, `${base}[${i}]`, item, kind, out, depth + 1, param);
+    }
     return;
   }
   const o = schema as Record<string, unknown>;
-  const push = (field: string, v: unknown): void => {
-    if (typeof v === 'string' && v.length > 0)
-      out.push({ kind, item, field: `${base}.${field}`, text: v, ...(param ? { parameter: param } : {}) });
-  };
-  push('title', o.title);
-  push('description', o.description);
-  push('$comment', o.$comment);
-  push('pattern', o.pattern);
-  for (const key of ['enum', 'examples'] as const) {
-    const arr = o[key];
-    if (Array.isArray(arr)) for (const [i, v] of arr.entries()) push(`${key}[${i}]`, v);
-  }
-  for (const key of ['default', 'const'] as const) {
-    const v = o[key];
-    if (typeof v === 'string') push(key, v);
-    else if (v !== null && typeof v === 'object')
-      schemaStrings(
-        { examples: JSON.stringify(v) === '{}' ? [] : [JSON.stringify(v)] },
-        `${base}.${key}`,
-        item,
+  const push = (field: string, v: string): void => {
+    if (v.length > 0)
+      out.push({
         kind,
-        out,
-        depth + 1,
-        param,
-      );
-  }
-  for (const key of ['properties', 'patternProperties', '$defs', 'definitions'] as const) {
-    const props = o[key];
-    if (props && typeof props === 'object' && !Array.isArray(props)) {
-      for (const [name, sub] of Object.entries(props as Record<string, unknown>)) {
-        out.push({ kind, item, field: `${base}.${key}.${name}(name)`, text: name, parameter: name });
+        item,
+        field: `${base}.${field}`,
+        text: v,
+        ...(param ? { parameter: param } : {}),
+      });
+  };
+  const props = o.properties !== null && typeof o.properties === 'object' ? (o.properties as Record<string, unknown>) : {};
+  for (const [key, v] of Object.entries(o)) {
+    if (NAMED_SCHEMAS.has(key) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+      for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
+        out.push({
+          kind,
+          item,
+          field: `${base}.${key}.${name}(name)`,
+          text: name,
+          parameter: name,
+        });
         schemaStrings(sub, `${base}.${key}.${name}`, item, kind, out, depth + 1, name);
       }
+    } else if (typeof v === 'string') {
+      if (key === 'type' && JSON_TYPES.has(v)) continue;
+      push(key, v);
+    } else if (key === 'required' && Array.isArray(v)) {
+      for (const [i, r] of v.entries()) if (typeof r === 'string' && !(r in props)) push(`required[${i}]`, r);
+    } else if (key === 'type' && Array.isArray(v)) {
+      for (const [i, t] of v.entries()) if (typeof t === 'string' && !JSON_TYPES.has(t)) push(`type[${i}]`, t);
+    } else if ((key === 'default' || key === 'const' || key === 'example') && v !== null && typeof v === 'object') {
+      if (JSON.stringify(v) !== '{}' && JSON.stringify(v) !== '[]') push(key, JSON.stringify(v));
+    } else if ((key === 'examples' || key === 'enum') && Array.isArray(v)) {
+      for (const [i, e] of v.entries()) {
+        if (typeof e === 'string') push(`${key}[${i}]`, e);
+        else if (e !== null && typeof e === 'object') push(`${key}[${i}]`, JSON.stringify(e));
+      }
+    } else if (v !== null && typeof v === 'object') {
+      schemaStrings(v, `${base}.${key}`, item, kind, out, depth + 1, param);
     }
-  }
-  for (const key of ['items', 'additionalProperties', 'not', 'if', 'then', 'else', 'contains'] as const) {
-    if (o[key] && typeof o[key] === 'object') schemaStrings(o[key], `${base}.${key}`, item, kind, out, depth + 1, param);
-  }
-  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const) {
-    if (Array.isArray(o[key])) schemaStrings(o[key], `${base}.${key}`, item, kind, out, depth + 1, param);
   }
 };
 
@@ -105,7 +127,14 @@ export const promptStrings = (p: Record<string, unknown>): VisibleString[] => {
   args.forEach((a, i) => {
     for (const f of ['name', 'title', 'description'] as const) {
       const s = str(a[f]);
-      if (s) out.push({ kind: 'prompt', item, field: `arguments[${i}].${f}`, text: s, parameter: String(a.name ?? '') });
+      if (s)
+        out.push({
+          kind: 'prompt',
+          item,
+          field: `arguments[${i}].${f}`,
+          text: s,
+          parameter: String(a.name ?? ''),
+        });
     }
   });
   return out;

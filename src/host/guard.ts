@@ -3,7 +3,7 @@ import type { Log } from '../log/lite.js';
 import { diffSurfaces, itemHash, surfaceHash } from '../guard/hash.js';
 import { formatRefusal, type Refusal, semanticRemedy } from '../guard/refusal.js';
 import { capabilityVariant } from '../guard/profile.js';
-import { type Finding, scanSurface, type Surface, type VerdictMemo } from '../guard/scanner.js';
+import { type Finding, type GuardContext, scanSurface, type Surface, type VerdictMemo } from '../guard/scanner.js';
 
 /** Enough for every item of a few large servers; past it the memo starts over. */
 const MEMO_MAX = 50_000;
@@ -138,6 +138,36 @@ export class HostGuard {
     return 'refused';
   }
 
+  /**
+   * The other servers this host holds that share a lane with this one, with their tool names: the
+   * part of the lane's catalog a host can see (naming one of their tools is steering; a look-alike
+   * of one is shadowing).
+   */
+  private catalogBeside(server: string): GuardContext {
+    const mine = new Set(this.lanesOf(server));
+    const others: GuardContext['others'] = [];
+    for (const [name, st] of this.state) {
+      if (name === server || !this.lanesOf(name).some((l) => mine.has(l))) continue;
+      others.push({ server: name, tools: (st.surface.tools ?? []).map((t) => String(t.name ?? '')) });
+    }
+    return { others };
+  }
+
+  /**
+   * Re-judges the admitted servers that share a lane with `server`, now that its tools are known:
+   * one vetted before the server it names (or imitates) was judged without it. Returns the servers
+   * whose verdict changed (now refused), for the host to tell their lanes. Never cascades.
+   */
+  revetBeside(server: string): string[] {
+    const mine = new Set(this.lanesOf(server));
+    const changed: string[] = [];
+    for (const [name, st] of [...this.state]) {
+      if (name === server || st.status !== 'admitted' || !this.lanesOf(name).some((l) => mine.has(l))) continue;
+      if (this.vet(name, st.surface) === 'refused') changed.push(name);
+    }
+    return changed;
+  }
+
   /** `lane`: the surface came from that lane's own child (see laneRefusals); `profile`: the capabilities its child was offered. */
   vet(server: string, surface: Surface, lane?: string, profile?: string): 'admitted' | 'refused' {
     if (this.trustSeen < 0) {
@@ -146,7 +176,7 @@ export class HostGuard {
     }
     const hash = surfaceHash(surface);
     if (this.memo.size > MEMO_MAX) this.memo.clear();
-    const all = scanSurface(surface, this.memo);
+    const all = scanSurface(surface, this.memo, this.catalogBeside(server));
     const open = uncovered(server, surface, all, this.overrides);
     const trusted = all.filter((f) => !open.includes(f));
     const prev = this.state.get(server);

@@ -248,7 +248,11 @@ export class Host {
         checkInventory(slot.config, conn, s, { log: this.log, notify: this.out.notify.bind(this.out), withheld: this.withheld });
         // A refusal is logged by the guard as one structured event (guard_refused).
         // A lane's own child is judged for that lane; a shared child for every lane it serves.
-        this.guard.vet(slot.config.name, s, slot.sharedFor(lane) ? undefined : lane, childProfile(slot.sharedFor(lane)));
+        const shared = slot.sharedFor(lane);
+        this.guard.vet(slot.config.name, s, shared ? undefined : lane, childProfile(shared));
+        // Servers judged before this one was known are judged again with it (see revetBeside).
+        for (const other of shared ? this.guard.revetBeside(slot.config.name) : [])
+          this.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: other, [META.lanes]: 'all' } });
         return s;
       }),
     );

@@ -5,20 +5,15 @@
  * misclassified ids, and times the scanner. `-- --blind` scores the frozen blind split
  * (blind.jsonl; refused unless its hash is the one BLIND.md froze), prints aggregates only (no
  * ids, no text), and adds a line to blind-scores.log; the bench prints how many times the blind
- * split has been scored. Goal on the blind split: recall >= 0.90 at FPR <= 0.03, <= 1 ms a tool.
+ * split has been scored. Goal on the blind split (issue 23): recall >= 0.75 at FPR <= 0.03, <= 2 ms a tool.
+ * `-- --extra FILE.jsonl` also scores another labelled file (rows added for issue 23) the same way.
  */
 import { blindScoreCount, type CorpusEntry, judgeEntry, loadBlind, loadCorpus } from '../helpers/corpus.js';
 import { judgeSurface } from '../../src/guard/scanner.js';
+import { type Scored, table } from './guard-tables.js';
 
 const blind = process.argv.includes('--blind');
 const verbose = process.argv.includes('--verbose');
-
-interface Scored {
-  e: CorpusEntry;
-  rules: boolean;
-  guard: boolean;
-  codes: string[];
-}
 
 const scoreAll = (rows: CorpusEntry[]): Scored[] =>
   rows.map((e) => {
@@ -26,22 +21,6 @@ const scoreAll = (rows: CorpusEntry[]): Scored[] =>
     const findings = items.flatMap((i) => i.findings);
     return { e, rules: items.some((i) => i.rules.length > 0), guard: findings.length > 0, codes: findings.map((f) => f.code) };
   });
-
-const table = (title: string, scored: Scored[]): void => {
-  const mal = scored.filter((s) => s.e.label === 'malicious');
-  const ben = scored.filter((s) => s.e.label === 'benign');
-  const rate = (xs: Scored[], k: 'rules' | 'guard'): string =>
-    xs.length ? (xs.filter((s) => s[k]).length / xs.length).toFixed(3) : '  -  ';
-  console.log(`\n${title}: ${mal.length} malicious, ${ben.length} benign, ${new Set(scored.map((s) => s.e.group)).size} sources`);
-  console.log(`  ${'class'.padEnd(30)} ${'rows'.padStart(5)}  rules  guard   (refused share)`);
-  for (const k of [...new Set(scored.map((s) => `${s.e.label}/${s.e.class}`))].sort()) {
-    const xs = scored.filter((s) => `${s.e.label}/${s.e.class}` === k);
-    console.log(`  ${k.padEnd(30)} ${String(xs.length).padStart(5)}  ${rate(xs, 'rules')}  ${rate(xs, 'guard')}`);
-  }
-  console.log(
-    `  RECALL ${rate(mal, 'guard')} (rules alone ${rate(mal, 'rules')})   FPR ${rate(ben, 'guard')} (rules alone ${rate(ben, 'rules')})`,
-  );
-};
 
 const train = scoreAll(loadCorpus('train.jsonl'));
 table('TRAINING part (the rules and the model were tuned on it)', train);
@@ -54,6 +33,9 @@ if (verbose)
       `\n${s.e.id} (${s.e.label}/${s.e.class}, ${s.e.group}):\n${JSON.stringify(s.e.tool).slice(0, 500)} -> ${s.codes.join(',')}`,
     );
 
+const extraAt = process.argv.indexOf('--extra');
+if (extraAt > 0 && process.argv[extraAt + 1]) table(`EXTRA ${process.argv[extraAt + 1]}`, scoreAll(loadCorpus(process.argv[extraAt + 1])));
+
 if (blind) {
   table('BLIND split (never read while tuning)', scoreAll(loadBlind('bench:guard --blind')));
 }
@@ -63,6 +45,7 @@ console.log(
 
 const surfaces = train.map((s) => ({ tools: [s.e.tool], siblings: s.e.siblings ?? [] }));
 for (const s of surfaces.slice(0, 200)) judgeSurface(s);
+const c0 = process.cpuUsage();
 const t0 = performance.now();
 let n = 0;
 while (performance.now() - t0 < 2000)
@@ -71,4 +54,8 @@ while (performance.now() - t0 < 2000)
     n++;
   }
 const ms = performance.now() - t0;
-console.log(`speed: ${Math.round((n / ms) * 1000)} tools/s, ${(ms / n).toFixed(3)} ms a tool (goal <= 1 ms)`);
+const cpu = process.cpuUsage(c0);
+// CPU time is what the goal is about: on a shared machine wall time also counts other processes' turns.
+console.log(
+  `speed: ${((cpu.user + cpu.system) / 1000 / n).toFixed(3)} ms CPU a tool (goal <= 2 ms, no model); wall ${(ms / n).toFixed(3)} ms, ${Math.round((n / ms) * 1000)} tools/s`,
+);

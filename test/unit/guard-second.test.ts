@@ -73,8 +73,9 @@ describe('guard second detector: the model', () => {
         ),
       ],
     });
-    assert.equal(bad.length, 1);
-    assert.match(bad[0]?.matched ?? '', /aws\/credentials/);
+    // Refused, and every finding names the credential file it reaches for (the flow and the off-purpose reach).
+    assert.ok(bad.length >= 1);
+    for (const f of bad) assert.match(f.matched, /aws\/credentials/);
     const honest = scanSurface({
       tools: [
         tool('upload_file', 'Upload a local file to the S3 bucket the user names.', {
