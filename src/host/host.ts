@@ -22,6 +22,7 @@ import { prefixResultUris } from './surface.js';
 import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
+import { Promotions } from './promotion.js';
 
 type Params = Record<string, unknown>;
 
@@ -45,6 +46,7 @@ export class Host {
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
   private readonly gate: GateDeps;
+  private readonly promotions: Promotions;
 
   constructor(
     private cfg: HostConfig,
@@ -70,20 +72,33 @@ export class Host {
       (r) => this.out.notify(LINK.guard, { ...r }),
       log,
     );
+    this.promotions = new Promotions({
+      slots: () => this.slots.values(),
+      resources: this.resources,
+      log,
+      notify: out.notify.bind(out),
+      onRetreated: (server) => this.retreated(server),
+    });
     this.frames = new ChildFrames({
       slot: (server) => this.slots.get(server),
-      out,
+      // A request of a lane's server pending toward its client keeps the lane from moving (promotion.ts).
+      out: {
+        notify: out.notify.bind(out),
+        request: (m, p, t) => this.promotions.around(p.lane, undefined, () => out.request(m, p, t)),
+      } as HostOut,
       progress: this.progress,
       resources: this.resources,
       log,
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
-      // Subscriptions held on a retreated shared child move to each lane's own, started now.
-      onRetreated: (server) => {
-        const slot = this.slots.get(server);
-        for (const { lane, era } of this.resources.retreat(server)) void slot?.conn(lane, era).catch(() => undefined);
-      },
+      onRetreated: (server) => this.retreated(server),
     });
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
+  }
+
+  /** Subscriptions held on a retreated shared child move to each lane's own, started now. */
+  private retreated(server: string): void {
+    const slot = this.slots.get(server);
+    for (const { lane, era } of this.resources.retreat(server)) void slot?.conn(lane, era).catch(() => undefined);
   }
 
   private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated', scope: string[] = []): void {
@@ -111,9 +126,9 @@ export class Host {
   }
 
   /**
-   * Hot reload: adopt a new configuration without touching what did not change. Unchanged
-   * servers keep their children (and their placement: promotion happens only at host start);
-   * removed or changed servers are stopped; loadouts switch at once.
+   * Hot reload, and the front's placements after a measure pass: adopt a new configuration without
+   * touching what did not change. Unchanged servers keep their children and take their new
+   * placement live (promotion.ts); removed or changed servers are stopped; loadouts switch at once.
    */
   async reconfigure(next: HostConfig): Promise<Params> {
     const same = (a: ServerConfig, b: ServerConfig): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -140,8 +155,10 @@ export class Host {
         added.push(s.name);
       }
     }
-    // A kept slot keeps its placement and scope (they change only when a host starts).
     this.cfg = { ...next, pins: this.cfg.pins };
+    // A kept slot takes its placement and scope live: promoted, re-scoped or retreated.
+    for (const [name, slot] of this.slots)
+      if (!added.includes(name)) await this.promotions.place(slot, next.placements[name] ?? 'dedicated', next.scopes?.[name] ?? []);
     this.log.info({ event: 'host_reconfigured', stopped, added, lanes: Object.keys(next.lanes) }, 'host reconfigured');
     return { stopped, added };
   }
@@ -166,13 +183,15 @@ export class Host {
       return measureServer(slot?.config, this.scratch, params.demonstrate === true, (surface) => this.guard.vet(server, surface));
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
-    if (isListMethod(req.method)) return this.list(req.method, lane, era);
+    if (isListMethod(req.method)) return this.promotions.around(lane, undefined, () => this.list(req.method as ListMethod, lane, era));
     const target = unprefixRequest(req.method, params);
     if (target)
-      return this.forward(
-        { lane, era, holder, method: req.method, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) },
-        target.prefix,
-        target.params,
+      return this.promotions.around(lane, target.prefix === undefined ? undefined : this.byPrefix.get(target.prefix), () =>
+        this.forward(
+          { lane, era, holder, method: req.method, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) },
+          target.prefix,
+          target.params,
+        ),
       );
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
   }
@@ -256,6 +275,7 @@ export class Host {
     }
     this.refreshTrust();
     const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
+    if (slot.placement === 'dedicated' || slot.waiting.has(lane)) this.promotions.noteOwn(slot.config.name, lane, method, params);
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';
