@@ -23,6 +23,7 @@ import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
 import { Promotions } from './promotion.js';
+import { TripwireWatch } from './tripwire-watch.js';
 
 type Params = Record<string, unknown>;
 
@@ -47,6 +48,7 @@ export class Host {
   private readonly withheld = new Map<string, string>();
   private readonly gate: GateDeps;
   private readonly promotions: Promotions;
+  private readonly tripwire: TripwireWatch;
 
   constructor(
     private cfg: HostConfig,
@@ -92,6 +94,7 @@ export class Host {
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
       onRetreated: (server) => this.retreated(server),
     });
+    this.tripwire = new TripwireWatch({ log, hazard: (slot, detail) => this.frames.hazard(slot, 'tripwire', detail) });
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
   }
 
@@ -285,9 +288,10 @@ export class Host {
     const meta = params._meta as Params | undefined;
     const tracked = this.progress.track(lane, meta?.progressToken);
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
+    const wire = this.tripwire.sent(slot, lane, conn, params);
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      return prefixResultUris(method, slot.config.prefix, result);
+      return prefixResultUris(method, slot.config.prefix, this.tripwire.checked(wire, slot, lane, result));
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });

@@ -1,0 +1,122 @@
+/**
+ * The tripwire on a shared child: an answer to one lane that carries text only ANOTHER lane sent
+ * is cross-lane contamination seen in service, which a lockstep demonstration cannot rule out
+ * (state triggered by volume, time or particular inputs). Pure bookkeeping, bounded memory.
+ *
+ * What counts as "text a lane sent": distinctive tokens of its request's string arguments. A token
+ * is a run of letters, digits, `_` or `-` at least MIN_TOKEN long holding a letter AND a digit and
+ * at least MIN_DISTINCT different characters (identifiers, keys, ids, canaries; not words or
+ * numbers, which honest servers repeat to everyone). Matching is on whole tokens.
+ *
+ * What never counts: a token the receiving lane sent too (an echo of its own text); a token the
+ * server's answers carried before any lane sent it (text of the server's own: file contents, names
+ * in a listing, which every lane may legitimately see and then send back).
+ */
+export const TRIPWIRE = {
+  /** Shortest token that counts as distinctive. */
+  minToken: 12,
+  /** Fewest distinct characters in a distinctive token. */
+  minDistinct: 6,
+  /** A longer token is kept and matched by its first this-many characters. */
+  maxToken: 64,
+  /** Tokens taken from one request (the first ones). */
+  perRequest: 64,
+  /** Tokens remembered with their senders, per shared child (oldest forgotten first). */
+  remembered: 4096,
+  /** Tokens of the server's own remembered, per shared child (least recently seen forgotten first). */
+  serverOwn: 8192,
+} as const;
+
+const TOKEN = /[\p{L}\p{N}_-]{12,}/gu;
+const LETTER = /\p{L}/u;
+const DIGIT = /\p{N}/u;
+
+/** Whether a run of token characters is distinctive (pure). */
+export const isDistinctive = (t: string): boolean => {
+  if (t.length < TRIPWIRE.minToken || !LETTER.test(t) || !DIGIT.test(t)) return false;
+  return new Set(t).size >= TRIPWIRE.minDistinct;
+};
+
+/** The distinctive tokens of a text, each cut to TRIPWIRE.maxToken (pure). */
+export const tokensOf = (text: string, out: string[] = [], limit = Number.POSITIVE_INFINITY): string[] => {
+  for (const m of text.matchAll(TOKEN)) {
+    if (out.length >= limit) break;
+    const t = m[0];
+    if (isDistinctive(t)) out.push(t.length > TRIPWIRE.maxToken ? t.slice(0, TRIPWIRE.maxToken) : t);
+  }
+  return out;
+};
+
+/** Every string leaf of a JSON value (keys and the `_meta` and `name` members left out), depth-bounded. */
+export const stringsOf = (v: unknown, visit: (s: string) => boolean, depth = 0): boolean => {
+  if (typeof v === 'string') return visit(v);
+  if (depth > 32 || v === null || typeof v !== 'object') return true;
+  if (Array.isArray(v)) {
+    for (const x of v) if (!stringsOf(x, visit, depth + 1)) return false;
+    return true;
+  }
+  for (const [k, x] of Object.entries(v)) {
+    if (depth === 0 && (k === '_meta' || k === 'name')) continue;
+    if (!stringsOf(x, visit, depth + 1)) return false;
+  }
+  return true;
+};
+
+export interface Leak {
+  /** The token found (for the log it is shown shortened, never whole). */
+  token: string;
+  /** The lanes that sent it. */
+  from: string[];
+}
+
+/** One shared child's tripwire. */
+export class Tripwire {
+  /** token → the lanes that sent it; insertion order is recency. */
+  private readonly senders = new Map<string, Set<string>>();
+  /** Tokens the server's answers carried that no lane had sent; insertion order is recency. */
+  private readonly own = new Set<string>();
+
+  /** A lane's request is about to reach the shared child: its distinctive tokens are remembered. */
+  sent(lane: string, params: unknown): void {
+    const tokens: string[] = [];
+    stringsOf(params, (s) => {
+      tokensOf(s, tokens, TRIPWIRE.perRequest);
+      return tokens.length < TRIPWIRE.perRequest;
+    });
+    for (const t of tokens) {
+      if (this.own.has(t)) continue;
+      const lanes = this.senders.get(t) ?? new Set<string>();
+      lanes.add(lane);
+      this.senders.delete(t);
+      this.senders.set(t, lanes);
+    }
+    while (this.senders.size > TRIPWIRE.remembered) this.senders.delete(this.senders.keys().next().value as string);
+  }
+
+  /** An answer for `lane`: the first token in it that only other lanes sent, if any. */
+  check(lane: string, answer: unknown): Leak | undefined {
+    let leak: Leak | undefined;
+    stringsOf(answer, (s) => {
+      for (const t of tokensOf(s)) {
+        const lanes = this.senders.get(t);
+        if (lanes === undefined) {
+          this.own.delete(t);
+          this.own.add(t);
+          continue;
+        }
+        if (!lanes.has(lane)) {
+          leak = { token: t, from: [...lanes].sort() };
+          return false;
+        }
+      }
+      return true;
+    });
+    while (this.own.size > TRIPWIRE.serverOwn) this.own.delete(this.own.values().next().value as string);
+    return leak;
+  }
+
+  /** How many tokens it holds (for tests of its bound). */
+  get size(): { senders: number; own: number } {
+    return { senders: this.senders.size, own: this.own.size };
+  }
+}
