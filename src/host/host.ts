@@ -23,7 +23,7 @@ import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
 import { Promotions } from './promotion.js';
-import { TripwireWatch } from './tripwire-watch.js';
+import { replayOn, TripwireWatch } from './tripwire-watch.js';
 
 type Params = Record<string, unknown>;
 
@@ -94,7 +94,11 @@ export class Host {
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
       onRetreated: (server) => this.retreated(server),
     });
-    this.tripwire = new TripwireWatch({ log, hazard: (slot, detail) => this.frames.hazard(slot, 'tripwire', detail) });
+    this.tripwire = new TripwireWatch({
+      log,
+      hazard: (slot, detail) => this.frames.hazard(slot, 'tripwire', detail),
+      ...(scratch ? { replay: replayOn(scratch) } : {}),
+    });
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
   }
 
@@ -291,7 +295,7 @@ export class Host {
     const wire = this.tripwire.sent(slot, lane, conn, params);
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      return prefixResultUris(method, slot.config.prefix, this.tripwire.checked(wire, slot, lane, result));
+      return prefixResultUris(method, slot.config.prefix, await this.tripwire.checked(wire, slot, lane, method, params, result));
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });

@@ -10,7 +10,9 @@
  *
  * What never counts: a token the receiving lane sent too (an echo of its own text); a token the
  * server's answers carried before any lane sent it (text of the server's own: file contents, names
- * in a listing, which every lane may legitimately see and then send back).
+ * in a listing, which every lane may legitimately see and then send back). A token that passes
+ * both is only a SUSPECT: the host confirms it by asking a fresh process the same request
+ * (tripwire-watch.ts); if the fresh process says it too, it is the server's own (absolved).
  */
 export const TRIPWIRE = {
   /** Shortest token that counts as distinctive. */
@@ -93,26 +95,32 @@ export class Tripwire {
     while (this.senders.size > TRIPWIRE.remembered) this.senders.delete(this.senders.keys().next().value as string);
   }
 
-  /** An answer for `lane`: the first token in it that only other lanes sent, if any. */
-  check(lane: string, answer: unknown): Leak | undefined {
-    let leak: Leak | undefined;
+  /** An answer for `lane`: every token in it that only other lanes sent (suspects, to confirm), in order. */
+  suspects(lane: string, answer: unknown): Leak[] {
+    const out: Leak[] = [];
     stringsOf(answer, (s) => {
       for (const t of tokensOf(s)) {
         const lanes = this.senders.get(t);
         if (lanes === undefined) {
           this.own.delete(t);
           this.own.add(t);
-          continue;
-        }
-        if (!lanes.has(lane)) {
-          leak = { token: t, from: [...lanes].sort() };
-          return false;
-        }
+        } else if (!lanes.has(lane) && !out.some((l) => l.token === t)) out.push({ token: t, from: [...lanes].sort() });
       }
-      return true;
+      return out.length < TRIPWIRE.perRequest;
     });
     while (this.own.size > TRIPWIRE.serverOwn) this.own.delete(this.own.values().next().value as string);
-    return leak;
+    return out;
+  }
+
+  /** The first suspect in an answer for `lane`, if any. */
+  check(lane: string, answer: unknown): Leak | undefined {
+    return this.suspects(lane, answer)[0];
+  }
+
+  /** A suspect turned out to be the server's own text (a fresh process said it too): never a leak again. */
+  absolve(token: string): void {
+    this.senders.delete(token);
+    this.own.add(token);
   }
 
   /** How many tokens it holds (for tests of its bound). */

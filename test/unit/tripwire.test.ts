@@ -63,6 +63,22 @@ describe('tripwire: an answer carrying text only another lane sent', () => {
     assert.deepEqual(w.check('b', answer(`[FILE] ${B}.txt`))?.from, ['a']);
   });
 
+  it('every suspect in an answer is listed once; an absolved one is the server’s own from then on', () => {
+    const w = new Tripwire();
+    w.sent('a', call(`${A} and ${B}`));
+    assert.deepEqual(
+      w.suspects('b', answer(`${B} ${A} ${B}`)).map((l) => l.token),
+      [B, A],
+    );
+    w.absolve(B);
+    assert.deepEqual(
+      w.suspects('b', answer(`${B} ${A}`)).map((l) => l.token),
+      [A],
+    );
+    w.sent('a', call(B));
+    assert.equal(w.check('b', answer(B)), undefined, 'a lane sending it again does not make it a lane’s text');
+  });
+
   it('_meta and the tool name are not the lane’s text', () => {
     const w = new Tripwire();
     w.sent('a', { name: 'tool0123456789ab', arguments: {}, _meta: { progressToken: A } });
