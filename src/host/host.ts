@@ -24,6 +24,7 @@ import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
 import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
+import { absenceOf } from './absence.js';
 
 type Params = Record<string, unknown>;
 
@@ -74,31 +75,21 @@ export class Host {
       (r) => this.out.notify(LINK.guard, { ...r }),
       log,
     );
-    this.promotions = new Promotions({
-      slots: () => this.slots.values(),
-      resources: this.resources,
-      log,
-      notify: out.notify.bind(out),
-      onRetreated: (server) => this.retreated(server),
-    });
+    const onRetreated = (server: string): void => this.retreated(server);
+    const notify = out.notify.bind(out);
+    this.promotions = new Promotions({ slots: () => this.slots.values(), resources: this.resources, log, notify, onRetreated });
     this.frames = new ChildFrames({
       slot: (server) => this.slots.get(server),
       // A request of a lane's server pending toward its client keeps the lane from moving (promotion.ts).
-      out: {
-        notify: out.notify.bind(out),
-        request: (m, p, t) => this.promotions.around(p.lane, undefined, () => out.request(m, p, t)),
-      } as HostOut,
+      out: { notify, request: (m, p, t) => this.promotions.around(p.lane, undefined, () => out.request(m, p, t)) } as HostOut,
       progress: this.progress,
       resources: this.resources,
       log,
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
-      onRetreated: (server) => this.retreated(server),
+      onRetreated,
     });
-    this.tripwire = new TripwireWatch({
-      log,
-      hazard: (slot, detail) => this.frames.hazard(slot, 'tripwire', detail),
-      ...(scratch ? { replay: replayOn(scratch) } : {}),
-    });
+    const hazard = (slot: ServerSlot, detail: string): void => this.frames.hazard(slot, 'tripwire', detail);
+    this.tripwire = new TripwireWatch({ log, hazard, replay: scratch && replayOn(scratch) });
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
   }
 
@@ -229,18 +220,7 @@ export class Host {
 
   /** Why an upstream is withheld right now (guard, name collision or drift), with the remedy. */
   private unavailable(server: string, lane?: string): Omit<Absence, 'server'> | undefined {
-    const g = this.guard.refusal(server, lane);
-    if (g)
-      return {
-        code: 'refused',
-        item: g.item ?? g.tool,
-        // The item's name is the server's (or, on a lane's own child, the lane's) choice: escaped and short.
-        reason: `refused by the guard (layer ${g.layer}, ${escapeUntrusted(g.tool, 120)}: ${g.finding}); see: ${g.remedy.join('; ')}`,
-      };
-    const collision = this.refused.get(server) ?? (lane === undefined ? undefined : this.refused.get(`${server}\0${lane}`));
-    if (collision) return { code: 'collision', reason: collision };
-    const drift = this.withheld.get(server);
-    return drift ? { code: 'drift', reason: drift } : undefined;
+    return absenceOf({ guard: this.guard, refused: this.refused, withheld: this.withheld }, server, lane);
   }
 
   private refreshTrust(): void {

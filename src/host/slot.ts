@@ -23,7 +23,7 @@ export class ServerSlot {
   private readonly unspoken = new Set<Era>();
   /** Lanes moved off the shared child for good (until the host restarts); the front keeps why. */
   private readonly escalated = new Set<string>();
-  /** Lanes on children of their own when the server was promoted, until they move at a quiet point (promotion.ts). */
+  /** Lanes on children of their own at a promotion, until they move at a quiet point (promotion.ts). */
   readonly waiting = new Set<string>();
 
   constructor(
@@ -43,10 +43,7 @@ export class ServerSlot {
     return this.placement === 'shared' && !this.escalated.has(lane) && !this.waiting.has(lane);
   }
 
-  /**
-   * Live promotion: shared from now on within `scope`. A lane with no child here joins the shared
-   * child at its next call; one on a child of its own waits (see promotion.ts). Returns the waiting lanes.
-   */
+  /** Live promotion (promotion.ts): shared within `scope` from now on; lanes on children of their own wait. */
   promote(scope: ReadonlySet<string>): string[] {
     this.scope = scope;
     if (this.placement === 'shared') return [];

@@ -12,7 +12,7 @@ export interface TripwireDeps {
   /** Record, recycle, retreat (the hazard path). */
   hazard: (slot: ServerSlot, detail: string) => void;
   /** The same request on a FRESH scratch process of the server (none: every suspect is a leak). */
-  replay?: (slot: ServerSlot, method: string, params: Params) => Promise<unknown>;
+  replay?: ((slot: ServerSlot, method: string, params: Params) => Promise<unknown>) | undefined;
 }
 
 /**
