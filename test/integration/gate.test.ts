@@ -117,7 +117,7 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
       );
       return row?.live?.runningPlacement === 'shared' ? row : undefined;
     }, 10_000);
-    assert.equal(running.live?.runningPlacement, 'shared');
+    assert.equal(running?.live?.runningPlacement, 'shared');
     const status = await cli(['status', '--policy', gw.policyFile, '--url', gw.url]);
     assert.match(String(status.stdout), /everything +shared .*\n +scope: tools\/call echo, tools\/call get-sum/);
     assert.doesNotMatch(String(status.stdout), /until its host restarts/);
