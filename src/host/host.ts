@@ -25,6 +25,7 @@ import { admitCall, type GateDeps } from './call-gate.js';
 import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
 import { absenceOf } from './absence.js';
+import { SpotChecks, spotEveryMs } from './spot-checks.js';
 
 type Params = Record<string, unknown>;
 
@@ -50,6 +51,7 @@ export class Host {
   private readonly gate: GateDeps;
   private readonly promotions: Promotions;
   private readonly tripwire: TripwireWatch;
+  private readonly spots: SpotChecks;
 
   constructor(
     private cfg: HostConfig,
@@ -90,6 +92,9 @@ export class Host {
     });
     const hazard = (slot: ServerSlot, detail: string): void => this.frames.hazard(slot, 'tripwire', detail);
     this.tripwire = new TripwireWatch({ log, hazard, replay: scratch && replayOn(scratch) });
+    const everyMs = cfg.lane === undefined ? spotEveryMs(process.env) : 0;
+    this.spots = new SpotChecks({ slots: () => this.slots.values(), scratch, calls: this.tripwire.calls, hazard, log, everyMs });
+    this.spots.start();
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
   }
 
@@ -262,7 +267,9 @@ export class Host {
     }
     this.refreshTrust();
     const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
-    if (slot.placement === 'dedicated' || slot.waiting.has(lane)) this.promotions.noteOwn(slot.config.name, lane, method, params);
+    // What a lane asks its own child decides whether it may move at a promotion (only a probed server can be promoted).
+    if (slot.config.probe?.length && (slot.placement === 'dedicated' || slot.waiting.has(lane)))
+      this.promotions.noteOwn(slot.config.name, lane, method, params);
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';
@@ -299,6 +306,7 @@ export class Host {
   }
 
   async close(): Promise<void> {
+    this.spots.stop();
     await Promise.all([...this.slots.values()].map((s) => s.close()));
   }
 }

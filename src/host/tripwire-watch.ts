@@ -25,6 +25,8 @@ export interface TripwireDeps {
  */
 export class TripwireWatch {
   private readonly wires = new Map<string, Tripwire>();
+  /** Calls to each server's shared child so far (spot checks run only where calls were made). */
+  readonly calls = new Map<string, number>();
   /** One confirmation at a time per server. */
   private readonly confirming = new Map<string, Promise<unknown>>();
 
@@ -40,6 +42,7 @@ export class TripwireWatch {
       this.wires.set(server, wire);
     }
     wire.sent(lane, params);
+    this.calls.set(server, (this.calls.get(server) ?? 0) + 1);
     return wire;
   }
 

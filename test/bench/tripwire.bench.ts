@@ -5,7 +5,8 @@
  * knew before any listing showed it) after a real measure pass promoted both live. Every lane
  * sends text of its own (ids, keys) and echoes ids it read from the shared files. Prints the
  * calls made, the answers withheld, the hazards and retreats recorded (all must be 0), and how
- * many suspects a fresh process absolved. Exits 1 if anything was withheld or retreated.
+ * many suspects a fresh process absolved, and the spot checks run meanwhile (every second here).
+ * Exits 1 if anything was withheld or retreated.
  */
 import { Agent } from 'node:http';
 import { randomBytes } from 'node:crypto';
@@ -72,7 +73,8 @@ servers:
 lanes:
 ${lanes.map((l) => `  ${l}: { servers: [everything, fs] }`).join('\n')}
 `;
-  const gw = await startGateway(policy);
+  // Spot checks every second (production: every minute), so they run throughout the workload too.
+  const gw = await startGateway(policy, { env: { LANEGATE_SPOT_CHECK_MS: process.env.BENCH_SPOT_MS ?? '1000' } });
   try {
     const tokens = Object.fromEntries(await Promise.all(lanes.map(async (l) => [l, await gw.token(l)] as const)));
     await operatorApi(gw, '/api/measure', 'POST');
@@ -135,6 +137,9 @@ ${lanes.map((l) => `  ${l}: { servers: [everything, fs] }`).join('\n')}
       promotions: sum(/lanegate_placement_changes_total\{[^}]*change="promoted"\} (\d+)/g),
       suspectsAbsolved: [...log.matchAll(/"event":"tripwire_absolved"[^\n]*"tokens":(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0),
       absolutions: (log.match(/"event":"tripwire_absolved"/g) ?? []).length,
+      spotChecks: (log.match(/"event":"spot_check"/g) ?? []).length,
+      spotChecksRebased: (log.match(/"event":"spot_check_rebased"/g) ?? []).length,
+      spotChecksFailed: (log.match(/"event":"spot_check_failed"/g) ?? []).length,
       sharedChildrenAtEnd: children.filter((c) => c.placement === 'shared').map((c) => c.server),
       dedicatedChildrenAtEnd: children.filter((c) => c.placement === 'dedicated').length,
       sampleErrors: errorsSeen,
