@@ -282,7 +282,8 @@ export class Host {
     const wire = this.tripwire.sent(slot, lane, conn, params);
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      return prefixResultUris(method, slot.config.prefix, await this.tripwire.checked(wire, slot, lane, method, params, result));
+      const answer = wire ? await this.tripwire.checked(wire, slot, lane, method, params, result) : result;
+      return prefixResultUris(method, slot.config.prefix, answer);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
         throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });

@@ -296,7 +296,7 @@ export class ServerSlot {
     const gone = [...this.instances.values()].filter((i) => i.lane !== undefined && !keep(i.lane));
     for (const inst of this.instances.values())
       if (inst.lane === undefined) for (const l of [...inst.attached]) if (!keep(l)) inst.attached.delete(l);
-    for (const l of [...this.escalated]) if (!keep(l)) this.escalated.delete(l);
+    for (const set of [this.escalated, this.waiting]) for (const l of [...set]) if (!keep(l)) set.delete(l);
     await Promise.all(gone.map((i) => this.stopInstance(i.key)));
     return [...new Set(gone.map((i) => i.lane as string))];
   }
