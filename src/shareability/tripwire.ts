@@ -29,20 +29,36 @@ export const TRIPWIRE = {
   serverOwn: 8192,
 } as const;
 
-const TOKEN = /[\p{L}\p{N}_-]{12,}/gu;
+/** Maximal runs of token characters, at least `minToken` long (the lookbehind skips starts inside a run). */
+const TOKEN = /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{12,}/gu;
 const LETTER = /\p{L}/u;
 const DIGIT = /\p{N}/u;
 
-/** Whether a run of token characters is distinctive (pure). */
+/** Whether a run of token characters is distinctive (pure). ASCII is judged by code; other scripts by Unicode class. */
 export const isDistinctive = (t: string): boolean => {
-  if (t.length < TRIPWIRE.minToken || !LETTER.test(t) || !DIGIT.test(t)) return false;
-  return new Set(t).size >= TRIPWIRE.minDistinct;
+  if (t.length < TRIPWIRE.minToken) return false;
+  let letter = false;
+  let digit = false;
+  let wide = false;
+  const seen = new Set<number>();
+  for (let i = 0; i < t.length; i += 1) {
+    const c = t.charCodeAt(i);
+    if (c >= 48 && c <= 57) digit = true;
+    else if ((c >= 65 && c <= 90) || (c >= 97 && c <= 122)) letter = true;
+    else if (c > 127) wide = true;
+    if (seen.size < TRIPWIRE.minDistinct) seen.add(c);
+  }
+  if (wide) {
+    letter ||= LETTER.test(t);
+    digit ||= DIGIT.test(t);
+  }
+  return letter && digit && seen.size >= TRIPWIRE.minDistinct;
 };
 
 /** The distinctive tokens of a text, each cut to TRIPWIRE.maxToken (pure). */
 export const tokensOf = (text: string, out: string[] = [], limit = Number.POSITIVE_INFINITY): string[] => {
-  for (const m of text.matchAll(TOKEN)) {
-    if (out.length >= limit) break;
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m !== null && out.length < limit; m = TOKEN.exec(text)) {
     const t = m[0];
     if (isDistinctive(t)) out.push(t.length > TRIPWIRE.maxToken ? t.slice(0, TRIPWIRE.maxToken) : t);
   }
