@@ -212,3 +212,50 @@ describe('live promotion moves a lane’s resource subscription with it', () => 
     }
   });
 });
+
+describe('live promotion after a reload adds a probe and the operator re-measures', () => {
+  const v1 = `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [fix] }
+  b: { servers: [fix] }
+`;
+  const v2 = v1.replace(
+    'args: ["' + FIXTURE + '"] } }',
+    `args: ["${FIXTURE}"] }, probe: [ { tool: echo, args: { text: "{{canary}}" } } ] }`,
+  );
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(v1);
+  });
+  after(async () => gw.stop());
+
+  it('no restart: the next calls of both lanes run on one shared child', async () => {
+    assert.notEqual(v2, v1);
+    const tokens = { a: await gw.token('a'), b: await gw.token('b') };
+    const echo = async (lane: 'a' | 'b', text: string): Promise<void> => {
+      const r = await modernPost(gw.url, tokens[lane], 1, 'tools/call', { name: 'fix_echo', arguments: { text } });
+      assert.match(textOf(r.json?.result), new RegExp(text), JSON.stringify(r.json));
+    };
+    await echo('a', 'one');
+    await echo('b', 'two');
+    assert.deepEqual((await childrenOf(gw, 'fix')).map((c) => c.lane).sort(), ['a', 'b'], 'no probe: dedicated');
+    writeFileSync(gw.policyFile, v2);
+    const reload = await cli(['reload', '--policy', gw.policyFile, '--url', gw.url]);
+    assert.equal(reload.exitCode, 0, String(reload.stderr));
+    const measure = await cli(['measure', '--policy', gw.policyFile, '--url', gw.url]);
+    assert.equal(measure.exitCode, 0, String(measure.stderr));
+    let kids: Child[] = [];
+    for (let i = 0; i < 100; i += 1) {
+      await echo('a', `a${i}`);
+      await echo('b', `b${i}`);
+      kids = await childrenOf(gw, 'fix');
+      if (kids.length === 1 && kids[0]?.placement === 'shared') break;
+      await sleep(100);
+    }
+    assert.equal(kids.length, 1, JSON.stringify(kids));
+    assert.deepEqual(kids[0]?.lanes, ['a', 'b']);
+  });
+});
