@@ -222,10 +222,7 @@ lanes:
   a: { servers: [fix] }
   b: { servers: [fix] }
 `;
-  const v2 = v1.replace(
-    'args: ["' + FIXTURE + '"] } }',
-    `args: ["${FIXTURE}"] }, probe: [ { tool: echo, args: { text: "{{canary}}" } } ] }`,
-  );
+  const v2 = v1.replace(`args: ["${FIXTURE}"] } }`, `args: ["${FIXTURE}"] }, probe: [ { tool: echo, args: { text: "{{canary}}" } } ] }`);
   let gw: RunningGateway;
   before(async () => {
     gw = await startGateway(v1);
