@@ -52,9 +52,12 @@ export const renderReview = (rows: ReviewRow[]): string => {
       out.push(`  refuted:    ${r.refuted.join(', ')} — never inside the scope until a demonstration exercising it passes`);
     if (r.live) {
       if (r.live.runningPlacement && r.live.runningPlacement !== r.placement)
+        out.push(`  running:    ${r.live.runningPlacement.toUpperCase()} right now; the running host is taking the new placement`);
+      if (r.live.promotedAt)
         out.push(
-          `  running:    ${r.live.runningPlacement.toUpperCase()} until its host restarts (placement is decided when a host starts)`,
+          `  promoted:   live at ${when(r.live.promotedAt / 1000)}; lanes moved onto the shared child since: ${r.live.joined?.map((j) => j.lane).join(', ') || 'none'}`,
         );
+      if (r.live.retreatedAt) out.push(`  retreated:  live at ${when(r.live.retreatedAt / 1000)}`);
       if (r.placement === 'shared' && r.live.runningPlacement !== 'dedicated')
         out.push(`  on shared:  ${r.live.sharedLanes.join(', ') || 'no lane has called it yet'}`);
       for (const e of r.live.escalations)

@@ -7,8 +7,11 @@ interface Status {
     server: string;
     domain: string;
     placement: string;
-    /** What the running host was started with, when it differs (until the host restarts). */
+    /** What the running host runs, while it differs (a live change being applied). */
     runningNow?: string;
+    promotedAt?: number;
+    retreatedAt?: number;
+    joined?: { lane: string; at: number }[];
     evidence: string;
     scope: string[];
     refuted: string[];
@@ -38,9 +41,14 @@ export const renderStatus = (s: Status): string => {
     out.push(
       `  ${r.server.padEnd(14)} ${r.placement.padEnd(9)} ${r.evidence.padEnd(12)} guard ${r.guard}${r.drift ? `  DRIFT: ${r.drift}` : ''}`,
     );
-    if (r.runningNow) out.push(`    runs ${r.runningNow} until its host restarts (placement is decided when a host starts)`);
+    if (r.runningNow) out.push(`    runs ${r.runningNow} right now; the running host is taking the new placement`);
     else if (r.placement === 'shared')
       out.push(`    scope: ${r.scope.join(', ') || 'none'}; on the shared child: ${r.sharedLanes.join(', ') || 'no lane yet'}`);
+    if (r.promotedAt)
+      out.push(
+        `    promoted live at ${new Date(r.promotedAt).toISOString()}; moved onto the shared child since: ${r.joined?.map((j) => j.lane).join(', ') || 'none'}`,
+      );
+    if (r.retreatedAt) out.push(`    retreated to dedicated live at ${new Date(r.retreatedAt).toISOString()}`);
     for (const e of r.escalations) out.push(`    lane ${e.lane} runs it dedicated since it called ${e.request}`);
     if (r.refuted.length > 0) out.push(`    refuted: ${r.refuted.join(', ')}`);
   }

@@ -37,6 +37,7 @@ import { ByteTurns } from './transport/byte-turns.js';
 import { FairShare } from './transport/fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './operator/live-review.js';
+import { LivePlacement } from './operator/live-placement.js';
 import { CHECK_EVERY_MS, managePool } from './transport/connection-pool.js';
 import { AuditWriter, auditDir } from '../audit/writer.js';
 
@@ -105,6 +106,8 @@ export class Gateway {
   readonly audit: AuditWriter;
   /** Servers whose last start failed or that crashed, with the child's own words (status shows them). */
   readonly upstreamHealth = new UpstreamHealth();
+  /** Placements taken live by running hosts (promotions, retreats, lanes moved onto shared children). */
+  readonly live: LivePlacement;
 
   /** The listen port came from the command line, not the policy (a reload may not change the policy's). */
   get portOverridden(): boolean {
@@ -142,8 +145,13 @@ export class Gateway {
       this.evidence,
       (key, method, params, timeout) => this.hosts.request(key, method, params, timeout),
       o.log,
-      (kind) => this.metrics.passes.inc({ kind }),
+      (kind) => {
+        this.metrics.passes.inc({ kind });
+        // Sharing a pass earned takes effect now, in the running hosts (no restart).
+        void this.live.apply(`${kind} measure pass`);
+      },
     );
+    this.live = new LivePlacement(this);
   }
 
   hostRequestRaw(
@@ -157,7 +165,7 @@ export class Gateway {
     return this.hosts.requestRaw(key, method, params, timeoutMs, signal);
   }
 
-  /** Placement of every server from the evidence, read when a host starts (never under a live session). */
+  /** Placement of every server from the evidence: given to a host when it starts, and live after a pass (live-placement.ts). */
   placements(): Record<string, Placement> {
     return this.evidence.placements(this.guard);
   }
@@ -168,10 +176,7 @@ export class Gateway {
     if (!d || d.perLane !== (lane !== undefined)) return undefined;
     if (lane !== undefined && !this.policy.lanes[lane]?.enabled) return undefined;
     const cfg = hostConfigFor(this.policy, key, domain, lane, this.placements(), this.guard, this.evidence.scopes());
-    this.log.info(
-      { event: 'host_placements', host: key, placements: cfg.placements, scopes: cfg.scopes },
-      'placements decided at host start',
-    );
+    this.log.info({ event: 'host_placements', host: key, placements: cfg.placements, scopes: cfg.scopes }, 'placements decided');
     return cfg;
   }
 
@@ -199,6 +204,8 @@ export class Gateway {
 
   private onHazard(key: string, server: string, code: string): void {
     if (recordHazard(this.evidence, server, code, key, this.log)) this.metrics.hazards.inc({ server, code });
+    // The host has retreated already; its recorded configuration follows, so status says what runs.
+    void this.live.apply('hazard');
   }
 
   /** One handler per link notification (src/link/protocol.ts), each given typed params. */
@@ -215,6 +222,7 @@ export class Gateway {
       this.sessions.deliverToHolders(p.lane, p.holders.map(String), { jsonrpc: '2.0', method: p.method, params: p.params ?? {} });
     },
     [LINK.escalated]: (key, p) => recordEscalation(this, key, p),
+    [LINK.placed]: (key, p) => this.live.record(key, p),
     [LINK.hazard]: (key, p) => this.onHazard(key, String(p.server ?? ''), String(p.code ?? '')),
     [LINK.inventory]: (_key, p) => {
       if (p.server && p.cleared === true) delete this.inventory[p.server];
@@ -246,6 +254,7 @@ export class Gateway {
   private onHostExit(key: string): void {
     this.metrics.restarts.inc({ kind: 'host', server: key });
     this.escalations.forgetHost(key);
+    this.live.forgetHost(key);
     const lanes = lanesOfHost(this.policy, key);
     this.catalog.invalidate(lanes);
     for (const lane of lanes) this.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
@@ -287,7 +296,7 @@ export class Gateway {
     });
     managePool(server, g.limits.connections);
     await Promise.all(this.sharedHostKeys().map((k) => this.hosts.start(k).catch(() => undefined)));
-    // A budgeted pass measures what has never been measured; it changes placements at the next host start.
+    // A budgeted pass measures what has never been measured; what it earns is applied live.
     setTimeout(() => void this.evaluator.budgeted(), 200).unref();
     // Sessions abandoned without DELETE end after their idle limit and let go of what they hold.
     setInterval(() => this.sessions.sweep(), 60_000).unref();

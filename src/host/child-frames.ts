@@ -83,16 +83,18 @@ export class ChildFrames {
     throw new RpcFailure({ code: ERR.methodNotFound, message: `lanegate does not relay ${r.method}` });
   }
 
-  /** A frame a shared child sent that cannot be routed to one lane: record, recycle, retreat. */
-  private hazard(slot: ServerSlot, code: 'unroutable_server_request' | 'unattributable_notification', detail: string): void {
+  /** A frame a shared child sent that cannot be routed to one lane, or a tripwire answer: record, recycle, retreat. */
+  hazard(slot: ServerSlot, code: 'unroutable_server_request' | 'unattributable_notification' | 'tripwire', detail: string): void {
     const server = slot.config.name;
     this.d.log.warn(
       { event: 'hazard_observed', server, code, detail: escapeUntrusted(detail) },
       `hazard on shared "${server}": ${code}; retreating to dedicated`,
     );
     this.d.out.notify(LINK.hazard, { server, code });
+    const wasShared = slot.placement === 'shared';
     void slot.retreat().then(() => {
       this.d.onRetreated(server);
+      if (wasShared) this.d.out.notify(LINK.placed, { server, change: 'retreated', at: Date.now() });
       this.d.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: server, [META.lanes]: 'all' } });
     });
   }

@@ -25,6 +25,10 @@ import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
 import { withVia } from '../link/via.js';
 import { SecretGate } from './secret-gate.js';
+import { Promotions } from './promotion.js';
+import { replayOn, TripwireWatch } from './tripwire-watch.js';
+import { absenceOf } from './absence.js';
+import { SpotChecks, spotEveryMs } from './spot-checks.js';
 
 type Params = Record<string, unknown>;
 
@@ -54,6 +58,9 @@ export class Host {
   get resultBytes(): number {
     return this.cfg.resultBytes ?? 32 * 1024 * 1024;
   }
+  private readonly promotions: Promotions;
+  private readonly tripwire: TripwireWatch;
+  private readonly spots: SpotChecks;
 
   constructor(
     private cfg: HostConfig,
@@ -82,21 +89,32 @@ export class Host {
       (r) => this.out.notify(LINK.guard, { ...r }),
       log,
     );
+    const onRetreated = (server: string): void => this.retreated(server);
+    const notify = out.notify.bind(out);
+    this.promotions = new Promotions({ slots: () => this.slots.values(), resources: this.resources, log, notify, onRetreated });
     this.frames = new ChildFrames({
       slot: (server) => this.slots.get(server),
-      out,
+      // A request of a lane's server pending toward its client keeps the lane from moving (promotion.ts).
+      out: { notify, request: (m, p, t) => this.promotions.around(p.lane, undefined, () => out.request(m, p, t)) } as HostOut,
       progress: this.progress,
       resources: this.resources,
       log,
       secrets: this.secrets,
       onListChanged: (server, scope, method) => this.listChanged(server, scope, method),
-      // Subscriptions held on a retreated shared child move to each lane's own, started now.
-      onRetreated: (server) => {
-        const slot = this.slots.get(server);
-        for (const { lane, era } of this.resources.retreat(server)) void slot?.conn(lane, era).catch(() => undefined);
-      },
+      onRetreated,
     });
+    const hazard = (slot: ServerSlot, detail: string): void => this.frames.hazard(slot, 'tripwire', detail);
+    this.tripwire = new TripwireWatch({ log, hazard, replay: scratch && replayOn(scratch) });
+    const everyMs = cfg.lane === undefined ? spotEveryMs(process.env) : 0;
+    this.spots = new SpotChecks({ slots: () => this.slots.values(), scratch, calls: this.tripwire.calls, hazard, log, everyMs });
+    this.spots.start();
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
+  }
+
+  /** Subscriptions held on a retreated shared child move to each lane's own, started now. */
+  private retreated(server: string): void {
+    const slot = this.slots.get(server);
+    for (const { lane, era } of this.resources.retreat(server)) void slot?.conn(lane, era).catch(() => undefined);
   }
 
   private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated', scope: string[] = []): void {
@@ -125,9 +143,9 @@ export class Host {
   }
 
   /**
-   * Hot reload: adopt a new configuration without touching what did not change. Unchanged
-   * servers keep their children (and their placement: promotion happens only at host start);
-   * removed or changed servers are stopped; loadouts switch at once.
+   * Hot reload, and the front's placements after a measure pass: adopt a new configuration without
+   * touching what did not change. Unchanged servers keep their children and take their new
+   * placement live (promotion.ts); removed or changed servers are stopped; loadouts switch at once.
    */
   async reconfigure(next: HostConfig): Promise<Params> {
     const same = (a: ServerConfig, b: ServerConfig): boolean => JSON.stringify(a) === JSON.stringify(b);
@@ -154,8 +172,10 @@ export class Host {
         added.push(s.name);
       }
     }
-    // A kept slot keeps its placement and scope (they change only when a host starts).
     this.cfg = { ...next, pins: this.cfg.pins };
+    // A kept slot takes its placement and scope live: promoted, re-scoped or retreated.
+    for (const [name, slot] of this.slots)
+      if (!added.includes(name)) await this.promotions.place(slot, next.placements[name] ?? 'dedicated', next.scopes?.[name] ?? []);
     this.log.info({ event: 'host_reconfigured', stopped, added, lanes: Object.keys(next.lanes) }, 'host reconfigured');
     return { stopped, added };
   }
@@ -182,13 +202,15 @@ export class Host {
       );
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
-    if (isListMethod(req.method)) return this.list(req.method, lane, era);
+    if (isListMethod(req.method)) return this.promotions.around(lane, undefined, () => this.list(req.method as ListMethod, lane, era));
     const target = unprefixRequest(req.method, params);
     if (target)
-      return this.forward(
-        { lane, era, holder, method: req.method, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) },
-        target.prefix,
-        target.params,
+      return this.promotions.around(lane, target.prefix === undefined ? undefined : this.byPrefix.get(target.prefix), () =>
+        this.forward(
+          { lane, era, holder, method: req.method, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) },
+          target.prefix,
+          target.params,
+        ),
       );
     throw new RpcFailure({ code: ERR.methodNotFound, message: `method not served: ${req.method}` });
   }
@@ -219,18 +241,7 @@ export class Host {
 
   /** Why an upstream is withheld right now (guard, name collision or drift), with the remedy. */
   private unavailable(server: string, lane?: string): Omit<Absence, 'server'> | undefined {
-    const g = this.guard.refusal(server, lane);
-    if (g)
-      return {
-        code: 'refused',
-        item: g.item ?? g.tool,
-        // The item's name is the server's (or, on a lane's own child, the lane's) choice: escaped and short.
-        reason: `refused by the guard (layer ${g.layer}, ${escapeUntrusted(g.tool, 120)}: ${g.finding}); see: ${g.remedy.join('; ')}`,
-      };
-    const collision = this.refused.get(server) ?? (lane === undefined ? undefined : this.refused.get(`${server}\0${lane}`));
-    if (collision) return { code: 'collision', reason: collision };
-    const drift = this.withheld.get(server);
-    return drift ? { code: 'drift', reason: drift } : undefined;
+    return absenceOf({ guard: this.guard, refused: this.refused, withheld: this.withheld }, server, lane);
   }
 
   private refreshTrust(): void {
@@ -278,6 +289,9 @@ export class Host {
     // Before admission: a request refused for a secret starts no child and moves no lane.
     this.secrets.arguments(slot.config, lane, method, params);
     const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
+    // What a lane asks its own child decides whether it may move at a promotion (only a probed server can be promoted).
+    if (slot.config.probe?.length && (slot.placement === 'dedicated' || slot.waiting.has(lane)))
+      this.promotions.noteOwn(slot.config.name, lane, method, params);
     slot.attach(lane, era);
     if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
       const on = method === 'resources/subscribe';
@@ -287,11 +301,13 @@ export class Host {
     const meta = params._meta as Params | undefined;
     const tracked = this.progress.track(lane, meta?.progressToken);
     const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
+    const wire = this.tripwire.sent(slot, lane, conn, params);
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
+      const checked = wire ? await this.tripwire.checked(wire, slot, lane, method, params, result) : result;
       // Where it ran, for the front's audit record (cut off before the lane sees the result).
       const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
-      return withVia(prefixResultUris(method, slot.config.prefix, this.secrets.answer(slot.config, lane, method, result)), via);
+      return withVia(prefixResultUris(method, slot.config.prefix, this.secrets.answer(slot.config, lane, method, checked)), via);
     } catch (e) {
       this.secrets.failure(slot.config, lane, method, e);
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
@@ -316,6 +332,7 @@ export class Host {
   }
 
   async close(): Promise<void> {
+    this.spots.stop();
     await Promise.all([...this.slots.values()].map((s) => s.close()));
   }
 }

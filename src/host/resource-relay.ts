@@ -125,6 +125,30 @@ export class ResourceRelay {
     return moved;
   }
 
+  /**
+   * ONE lane moves onto the shared child(ren) (live promotion): its subscriptions leave its own
+   * child (stopped next; its 2026-07-28 listens end here) for the shared child of the same era.
+   * Returns, per era it held any in, the URIs the shared child is not yet subscribed to.
+   */
+  join(server: string, lane: string): Map<Era, string[]> {
+    const fresh = new Map<Era, string[]>();
+    for (const e of this.subs.entries(`${server}\u0000${lane}|`)) {
+      const era: Era = e.child.endsWith('|modern') ? 'modern' : 'legacy';
+      this.subs.remove(e.child, e.uri, e.holder);
+      const key = `${e.child}\u0000${e.uri}`;
+      this.listens.get(key)?.abort();
+      this.listens.delete(key);
+      const first = this.subs.add(`${server}\u0000*|${era}`, e.uri, e.holder);
+      fresh.set(era, [...(fresh.get(era) ?? []), ...(first ? [e.uri] : [])]);
+    }
+    return fresh;
+  }
+
+  /** Subscribes a child that is already up to a URI (a lane joined it holding one). */
+  subscribe(server: string, childKey: string, conn: UpstreamConn, uri: string): Promise<unknown> {
+    return this.upstream(server, `${server}\u0000${childKey}`, conn, uri);
+  }
+
   holders(server: string, childKey: string, uri: string): Holder[] {
     return this.subs.holders(`${server}\u0000${childKey}`, uri);
   }

@@ -23,16 +23,15 @@ export class ServerSlot {
   private readonly unspoken = new Set<Era>();
   /** Lanes moved off the shared child for good (until the host restarts); the front keeps why. */
   private readonly escalated = new Set<string>();
+  /** Lanes on children of their own at a promotion, until they move at a quiet point (promotion.ts). */
+  readonly waiting = new Set<string>();
 
   constructor(
     readonly config: ServerConfig,
     public placement: Placement,
     private readonly hooks: SlotHooks,
-    /**
-     * What the shared child may run (`tools/call echo`, …), fixed when the slot is made: widening it
-     * is a promotion, and promotion happens only when a host starts.
-     */
-    readonly scope: ReadonlySet<string> = new Set(),
+    /** What the shared child may run (`tools/call echo`, …): set when the slot is made or promoted live. */
+    public scope: ReadonlySet<string> = new Set(),
   ) {}
 
   attach(lane: string, era: Era): void {
@@ -41,7 +40,23 @@ export class ServerSlot {
 
   /** Whether this lane's requests go to the shared child (placed shared, and the lane never escalated). */
   sharedFor(lane: string): boolean {
-    return this.placement === 'shared' && !this.escalated.has(lane);
+    return this.placement === 'shared' && !this.escalated.has(lane) && !this.waiting.has(lane);
+  }
+
+  /** Live promotion (promotion.ts): shared within `scope` from now on; lanes on children of their own wait. */
+  promote(scope: ReadonlySet<string>): string[] {
+    this.scope = scope;
+    if (this.placement === 'shared') return [];
+    this.placement = 'shared';
+    for (const i of this.instances.values()) if (i.lane !== undefined && !this.escalated.has(i.lane)) this.waiting.add(i.lane);
+    return [...this.waiting];
+  }
+
+  /** A waiting lane settles: on the shared child (its own children stop; nothing is in flight there) or, `stay`, on its own. */
+  async settle(lane: string, stay: boolean): Promise<void> {
+    if (!this.waiting.delete(lane)) return;
+    if (stay) this.escalated.add(lane);
+    else await Promise.all([...this.instances.values()].filter((i) => i.lane === lane).map((i) => this.stopInstance(i.key)));
   }
 
   /**
@@ -72,6 +87,7 @@ export class ServerSlot {
   async retreat(): Promise<void> {
     if (this.placement === 'dedicated') return;
     this.placement = 'dedicated';
+    this.waiting.clear();
     const shared = [...this.instances].filter(([, i]) => i.lane === undefined).map(([k]) => k);
     await Promise.all(shared.map((k) => this.stopInstance(k)));
   }
@@ -280,7 +296,7 @@ export class ServerSlot {
     const gone = [...this.instances.values()].filter((i) => i.lane !== undefined && !keep(i.lane));
     for (const inst of this.instances.values())
       if (inst.lane === undefined) for (const l of [...inst.attached]) if (!keep(l)) inst.attached.delete(l);
-    for (const l of [...this.escalated]) if (!keep(l)) this.escalated.delete(l);
+    for (const set of [this.escalated, this.waiting]) for (const l of [...set]) if (!keep(l)) set.delete(l);
     await Promise.all(gone.map((i) => this.stopInstance(i.key)));
     return [...new Set(gone.map((i) => i.lane as string))];
   }

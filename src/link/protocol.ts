@@ -25,6 +25,8 @@ export const LINK = {
   notify: 'lanegate/notify',
   laneEvent: 'lanegate/lane-event',
   escalated: 'lanegate/escalated',
+  /** A running server's placement changed live (promoted, retreated) or a lane moved onto its shared child. */
+  placed: 'lanegate/placed',
   hazard: 'lanegate/hazard',
   inventory: 'lanegate/inventory',
   upstream: 'lanegate/upstream',
@@ -71,6 +73,7 @@ export interface HostNotes {
   [LINK.notify]: { lane: string; token?: string | number; method: string; params: Params };
   [LINK.laneEvent]: { lane: string; holders: string[]; method: string; params: Params };
   [LINK.escalated]: { server: string; lane: string; request: string; at: number };
+  [LINK.placed]: { server: string; change: 'promoted' | 'joined' | 'retreated'; lane?: string; at: number };
   [LINK.hazard]: { server: string; code: string };
   [LINK.inventory]: { server: string; cleared?: boolean; drift?: Params; line?: string; withheld?: boolean };
   [LINK.upstream]: UpstreamEvent;

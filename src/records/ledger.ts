@@ -11,7 +11,7 @@ import { isObject, keepCorrupt, type RecordProblem, readRecord, recordsDir, writ
  * server counts as hazarded (dedicated) until an operator acts, and the quarantine is written into
  * the file so a restart keeps it.
  */
-export const HAZARD_CODES = ['unroutable_server_request', 'unattributable_notification'] as const;
+export const HAZARD_CODES = ['unroutable_server_request', 'unattributable_notification', 'tripwire'] as const;
 export type HazardCode = (typeof HAZARD_CODES)[number];
 export const isHazardCode = (c: unknown): c is HazardCode => typeof c === 'string' && (HAZARD_CODES as readonly string[]).includes(c);
 

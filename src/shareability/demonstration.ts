@@ -56,7 +56,7 @@ export const normaliseOutput = (output: unknown, canary: string, volatile: reado
 
 const contains = (output: unknown, needle: string): boolean => JSON.stringify(output).includes(needle);
 
-const isError = (o: unknown): boolean => {
+export const isError = (o: unknown): boolean => {
   const r = o as { error?: unknown; isError?: unknown } | null;
   return r !== null && typeof r === 'object' && (r.error !== undefined || r.isError === true);
 };
@@ -75,7 +75,7 @@ export interface DemonstrationRuns {
 }
 
 /** An output's leaves with its own canary replaced by the placeholder and declared volatile paths blanked. */
-const leaves = (o: unknown, canary: string, volatile: readonly string[]): Map<string, string> =>
+export const leaves = (o: unknown, canary: string, volatile: readonly string[]): Map<string, string> =>
   leavesOf(
     blankPaths(
       walkStrings(o, (s) => s.split(canary).join(CANARY_TOKEN)),

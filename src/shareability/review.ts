@@ -25,8 +25,12 @@ export interface ReviewRow {
   live?: {
     sharedLanes: string[];
     escalations: { lane: string; request: string; at: number }[];
-    /** What the running host was started with, when it differs from `placement` until its restart. */
+    /** What the running host runs now (it takes a new placement live, within moments of a pass). */
     runningPlacement?: 'shared' | 'dedicated';
+    /** When the running host promoted the server or retreated it live, and the lanes moved onto its shared child. */
+    promotedAt?: number;
+    retreatedAt?: number;
+    joined?: { lane: string; at: number }[];
   };
   measuredAt?: number;
   reportedVersion?: string;

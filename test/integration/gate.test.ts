@@ -109,14 +109,18 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     assert.equal(r?.placement, 'shared');
     assert.deepEqual(r?.coverage?.exercised, ['tools/call echo', 'tools/call get-sum']);
     assert.ok((r?.coverage?.listed ?? 0) >= 10);
-    // The running host was started before the evidence: it runs dedicated until it restarts, and says so.
-    const live = await cli(['review', '--json', '--policy', gw.policyFile, '--url', gw.url]);
-    const row = (JSON.parse(String(live.stdout)) as { servers: { server: string; live?: { runningPlacement?: string } }[] }).servers.find(
-      (x) => x.server === 'everything',
-    );
-    assert.equal(row?.live?.runningPlacement, 'dedicated');
+    // The running host was started before the evidence: it takes the new placement live, no restart.
+    const running = await waitFor(async () => {
+      const live = await cli(['review', '--json', '--policy', gw.policyFile, '--url', gw.url]);
+      const row = (JSON.parse(String(live.stdout)) as { servers: { server: string; live?: { runningPlacement?: string } }[] }).servers.find(
+        (x) => x.server === 'everything',
+      );
+      return row?.live?.runningPlacement === 'shared' ? row : undefined;
+    }, 10_000);
+    assert.equal(running?.live?.runningPlacement, 'shared');
     const status = await cli(['status', '--policy', gw.policyFile, '--url', gw.url]);
-    assert.match(String(status.stdout), /everything +shared .*\n +runs dedicated until its host restarts/);
+    assert.match(String(status.stdout), /everything +shared .*\n +scope: tools\/call echo, tools\/call get-sum/);
+    assert.doesNotMatch(String(status.stdout), /until its host restarts/);
   });
 
   it('server-memory is refuted by contamination; the review names the tool, the canary and the lane', async () => {

@@ -15,7 +15,7 @@ import { ENTRIES } from '../../install-paths.js';
  */
 const HOST_V8_FLAGS = ['--max-semi-space-size=1'];
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
-const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'MALLOC_ARENA_MAX'];
+const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'MALLOC_ARENA_MAX', 'LANEGATE_SPOT_CHECK_MS'];
 
 interface HostProc {
   cfg: HostConfig;

@@ -54,7 +54,7 @@ export const renderDashboard = (v: DashboardView): string => {
   const servers = v.rows
     .map(
       (r) => `<tr id="server-${esc(r.server)}"><td><b>${esc(r.server)}</b><div class="note">prefix ${esc(r.prefix)}</div></td>
-${domainCell(r)}${placementCell(r)}
+${domainCell(r)}${placementCell(r, v.now)}
 <td class="${r.strength === 'refuted' ? 'refuted' : ''}">${esc(r.strength)}</td>
 <td>${r.reasons.map((x) => `<div><span class="tag">${esc(x.code)}</span> <span class="note">${esc(x.detail)}</span></div>`).join('')}</td>
 <td>${r.coverage ? `${r.coverage.exercised.length}/${r.coverage.listed}` : '—'}${r.scope.length > 0 ? `<div class="note">scope: ${esc(r.scope.join(', '))}</div>` : ''}${r.refuted.length > 0 ? `<div class="tag warn">refuted: ${esc(r.refuted.join(', '))}</div>` : ''}${r.live && r.placement === 'shared' ? `<div class="note">on the shared child: ${esc(r.live.sharedLanes.join(', ') || 'no lane yet')}</div>` : ''}${(r.live?.escalations ?? []).map((e) => `<div class="tag">${esc(e.lane)} dedicated since ${esc(e.request)}</div>`).join('')}</td>

@@ -23,16 +23,21 @@ export const domainCell = (r: ReviewRow): string =>
 
 /**
  * Where the server's process runs (PLACEMENT: one shared child, or one per lane), and, where the
- * lanes differ (a lane moved to a dedicated child, a host not yet restarted), each lane's own.
+ * lanes differ (a lane moved to a dedicated child, a placement changing live), each lane's own;
+ * and when it was promoted or retreated live.
  */
-export const placementCell = (r: ReviewRow): string => {
+const ago = (t: number, now: number): string => `${Math.max(0, Math.round((now - t) / 1000))}s ago`;
+
+export const placementCell = (r: ReviewRow, now = Date.now()): string => {
   const running = r.live?.runningPlacement ?? r.placement;
   const moved = new Map((r.live?.escalations ?? []).map((e) => [e.lane, e.request]));
   const perLane = r.lanes.map((l) => ({ lane: l, placement: moved.has(l) ? 'dedicated' : running, why: moved.get(l) }));
   const differ = new Set(perLane.map((p) => p.placement)).size > 1 || running !== r.placement;
   const label = r.placement === 'shared' ? 'shared process' : 'dedicated per lane';
   return `<td class="placement ${esc(r.placement)}"><span class="${esc(r.placement)}">${esc(label)}</span>${
-    running !== r.placement ? `<div class="note">runs ${esc(running)} until its host restarts</div>` : ''
+    running !== r.placement ? `<div class="note">runs ${esc(running)} right now (changing live)</div>` : ''
+  }${r.live?.promotedAt ? `<div class="note">promoted live ${ago(r.live.promotedAt, now)}; moved on: ${esc(r.live.joined?.map((j) => j.lane).join(', ') || 'none')}</div>` : ''}${
+    r.live?.retreatedAt ? `<div class="tag warn">retreated live ${ago(r.live.retreatedAt, now)}</div>` : ''
   }${
     differ
       ? `<div class="per-lane">${perLane

@@ -9,7 +9,7 @@ import { hostProcesses } from '../hosts/host-processes.js';
  * dashboard, /api/servers and `lanegate review` all read these rows.
  */
 export const liveReview = async (
-  gw: Pick<Gateway, 'inventory' | 'evidence' | 'guard' | 'hosts' | 'escalations' | 'policy'>,
+  gw: Pick<Gateway, 'inventory' | 'evidence' | 'guard' | 'hosts' | 'escalations' | 'policy' | 'live'>,
   known?: Awaited<ReturnType<typeof hostProcesses>>,
 ): Promise<ReviewRow[]> => {
   const inventory = Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]));
@@ -23,8 +23,8 @@ export const liveReview = async (
       onShared.set(p.server, set);
     }
   }
-  // Placement is decided when a host starts: a running host may still run what the evidence has
-  // since changed (promotion waits for a restart). Say what runs now, beside what the evidence says.
+  // A running host takes a new placement live, moments after the pass that earned it: say what runs
+  // now beside what the evidence says (they differ only while the change is being applied).
   const running = (server: string): 'shared' | 'dedicated' | undefined => {
     const domain = gw.policy.servers[server]?.domain;
     const cfg = domain !== undefined && gw.policy.domains[domain]?.perLane === false ? gw.hosts.configOf(domain) : undefined;
@@ -32,12 +32,16 @@ export const liveReview = async (
   };
   return rows.map((r) => {
     const now = running(r.server);
+    const changes = gw.live.ofServer(r.server);
     return {
       ...r,
       live: {
         sharedLanes: [...(onShared.get(r.server) ?? [])].sort(),
         escalations: gw.escalations.ofServer(r.server),
         ...(now ? { runningPlacement: now } : {}),
+        ...(changes?.promotedAt ? { promotedAt: changes.promotedAt } : {}),
+        ...(changes?.retreatedAt ? { retreatedAt: changes.retreatedAt } : {}),
+        ...(changes && changes.joined.length > 0 ? { joined: changes.joined } : {}),
       },
     };
   });

@@ -74,6 +74,12 @@ export class Metrics {
     labelNames: ['server', 'direction', 'rule', 'action'],
     registers: [this.registry],
   });
+  readonly placed = new Counter({
+    name: 'lanegate_placement_changes_total',
+    help: 'Live placement changes: a server promoted or retreated, a lane moved onto a shared child',
+    labelNames: ['server', 'change'],
+    registers: [this.registry],
+  });
   readonly guard = new Counter({
     name: 'lanegate_guard_reports_total',
     help: 'Guard verdicts on upstream surfaces',
