@@ -208,7 +208,7 @@ export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: 
   const addressed = all.match(ADDRESSED_ALL)?.length ?? 0;
   if (addressed > 0) c.add('dir:addresses', 'description', `${addressed} phrase(s) addressed to the model`, Math.min(1, addressed / 4));
   if (QUIETLY.test(all)) c.add('manner:quiet', 'description', QUIETLY.exec(all)?.[0] ?? '');
-  if (BCC.test(all) && /[\w.+-]+@[\w-]+\.[a-z]{2,}/i.test(all))
+  if (BCC.test(all) && /[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,24}/i.test(all))
     c.add('flow:bcc', 'description', sentences(all).find((x) => BCC.test(x)) ?? '');
   const notice = FAKE_NOTICE.exec(rawDescription);
   if (notice) c.add('steer:fake-notice', 'description', sentences(rawDescription).find((x) => FAKE_NOTICE.test(x)) ?? notice[0]);

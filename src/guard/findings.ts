@@ -24,7 +24,8 @@ export type FindingCode =
   | 'tool_hijack'
   | 'foreign_tool_reference'
   | 'shadowing'
-  | 'invalid_name';
+  | 'invalid_name'
+  | 'oversized_text';
 
 export const FINDING_TEXT: Record<FindingCode, string> = {
   hidden_characters: 'hidden characters (zero-width, bidi or Unicode tag) in model-visible text',
@@ -50,6 +51,7 @@ export const FINDING_TEXT: Record<FindingCode, string> = {
   tool_hijack: "makes another tool's use depend on an action it chose (arguments, a sensitive path, a destructive step or another call)",
   foreign_tool_reference: "names a tool of another server in the lane: steers the agent's use of a server it does not own",
   shadowing: "its name is confusable with (or the same as) another server's tool in the lane: it can be picked in that tool's place",
+  oversized_text: 'a name or text too long to be read in bounded time (names, titles and URIs: 2,048 characters; other text: 64 KiB)',
   invalid_name:
     "a name outside the MCP specification's name rules (a control character, or a character a tool or prompt name may not hold)",
 };

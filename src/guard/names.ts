@@ -34,3 +34,34 @@ export const nameFindings = (g: VisibleString[]): Finding[] =>
         ]
       : [];
   });
+
+/** The longest name, title or URI read (characters); past it the item is refused unread. */
+export const MAX_NAME_CHARS = 2048;
+/** The longest other model-visible string read (a description, an instruction, a schema value). */
+export const MAX_TEXT_CHARS = 64 * 1024;
+
+const capOf = (v: VisibleString): number =>
+  v.field === 'name' || v.field === 'title' || v.field === 'uri' || v.field === 'uriTemplate' ? MAX_NAME_CHARS : MAX_TEXT_CHARS;
+
+/**
+ * Strings too long to be read in bounded time: the item is refused for its size, and the rules read
+ * only the first MAX_* characters of each. A 1 MB resource name made one lane's call cost a shared
+ * host twenty minutes of CPU while the rules read it (attack round 6); no real server needs one.
+ */
+export const oversized = (g: VisibleString[]): { findings: Finding[]; read: VisibleString[] } => {
+  const findings: Finding[] = [];
+  const read = g.map((v) => {
+    const cap = capOf(v);
+    if (v.text.length <= cap) return v;
+    findings.push({
+      code: 'oversized_text',
+      kind: v.kind,
+      item: v.item.slice(0, 200),
+      field: v.field,
+      matched: `${v.text.length} characters (at most ${cap} are read)`,
+      finding: FINDING_TEXT.oversized_text,
+    });
+    return { ...v, text: v.text.slice(0, cap), ...(v.item.length > MAX_NAME_CHARS ? { item: v.item.slice(0, MAX_NAME_CHARS) } : {}) };
+  });
+  return { findings, read };
+};

@@ -27,7 +27,7 @@ const FLOW_B = re(`${SOURCE_STRICT}${gap(120)}(?:,|\\band\\b|\\bthen\\b)\\s*(?:\
 const FLOW_C = re(`${SOURCE_STRICT}${gap(60)}\\b(?:is|are|gets?|get)\\s+(?:\\w+\\s+)?${MOVE}${gap(120)}(?:${SINK})`);
 // A copy of what passes through sent to an address written into the description.
 const COPY_TO =
-  /\b(?:forward|send|bcc|cc|copy)\w*\s+(?:a\s+|the\s+)?cop(?:y|ies)\s+(?:of\s+(?:\w+\s+){1,3})?to\s+[\w.+-]+@[\w-]+\.[a-z]{2,}/i;
+  /\b(?:forward|send|bcc|cc|copy)\w*\s+(?:a\s+|the\s+)?cop(?:y|ies)\s+(?:of\s+(?:\w+\s+){1,3})?to\s+[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,24}/i;
 
 // A shell command written out: one that reads key material, fetches and runs code, or opens a shell.
 const CMD_PATH = re(
@@ -105,7 +105,7 @@ const PATH_RE = re(SENS_PATH);
 const SINK_RE = re(SINK);
 /** A link given for reading ("see https://docs...", "documentation: https://..."): a reference, not a destination. */
 const DOC_LINK =
-  /\b((?:see|refer\s+to|documentation|docs|learn\s+more|more\s+(?:info|information|details)|details|reference|guide)\b[^.\n]{0,30}?)https?:\/\/\S+|https?:\/\/(?:docs?|developer|learn|help|support)\.[\w.-]+\S*|https?:\/\/\S*\/docs?\/\S*/gi;
+  /\b((?:see|refer\s+to|documentation|docs|learn\s+more|more\s+(?:info|information|details)|details|reference|guide)\b[^.\n]{0,30}?)https?:\/\/\S+|https?:\/\/(?:docs?|developer|learn|help|support)\.[\w.-]+\S*|https?:\/\/\S{0,256}?\/docs?\/\S*/gi;
 const MANDATE_STRICT = /\b(?:must|mandatory|required|always|need\s+to|have\s+to)\b/i;
 const RUN_VERB = /\b(?:run|execute|exec|enter|invoke|type)\b/i;
 

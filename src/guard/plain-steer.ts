@@ -26,7 +26,7 @@ const IMPERATIVE =
   /^[^.;:!?]{0,60}?(?:[,:;]|\bthen\b|\bfirst\b)\s*(?:you\s+)?(?:always\s+)?(?:change|set|replace|add|include|send|call|redirect|modify|append|prepend|overwrite|delete|pass|forward|copy|insert)\b/i;
 /** A literal the description chose: an absolute or home path, an address, a URL, an account or IBAN. */
 const LITERAL_TARGET =
-  /['"\x60](?:~?\/[\w.~/-]{2,}|[a-z]:\\[^'"\x60]{2,}|[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/[^'"\x60\s]+|[A-Z]{2}\d{2}[A-Z0-9]{10,30}|(?:acct|acc|account)[_-]?\w{4,})['"\x60]/i;
+  /['"\x60](?:~?\/[\w.~/-]{2,}|[a-z]:\\[^'"\x60]{2,}|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,24}|https?:\/\/[^'"\x60\s]+|[A-Z]{2}\d{2}[A-Z0-9]{10,30}|(?:acct|acc|account)[_-]?\w{4,})['"\x60]/i;
 
 /** The literal as an argument ("to '/tmp/x'", "with path '~/.ssh'", "= 'a@b.c'"), not a format example. */
 const ARG_LITERAL = new RegExp(`\\b(?:to|with|as|into|at|=)\\s+(?:the\\s+)?(?:[\\w-]+\\s+){0,3}?${LITERAL_TARGET.source}`, 'i');
@@ -39,7 +39,7 @@ const USER_CONDITION =
 const DEFERS =
   /\b(?:confirm|check|verify)\s+(?:it\s+|this\s+)?with\s+the\s+user\b|\bask\s+the\s+user\b|\buser'?s?\s+(?:explicit\s+)?(?:approval|confirmation|consent|permission)\b/i;
 const LITERAL_ARG =
-  /\(\s*\w+\s*=\s*['"]|\bwith\s+(?:the\s+)?(?:\w+\s+)?(?:argument|parameter|param|value|string|path|content|contents|text|recipient|address|url|body|message|amount|account|destination)s?\s*(?:set\s+to\s+|of\s+|as\s+|=\s*|:\s*)?['"\x60]|\b(?:set|setting|change|changing|use|using)\s+(?:the\s+)?['"\x60]?\w+['"\x60]?\s+(?:parameter\s+|field\s+|argument\s+)?(?:to|as|=)\s+['"\x60][^'"\x60]{2,}['"\x60]|\b(?:to|at)\s+['"\x60]?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/)|\bset\s+(?:the\s+)?(?:\w+\s+){0,2}(?:to|as)\s+(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{6,}\b|\b(?:be|is|are)\s+(?:always\s+)?(?:set|changed|replaced|modified|redirected|forced|overridden|rewritten)\s+(?:to|with|as|into)\s+['"\x60]?[\w~/.@:+-]{3,}/i;
+  /\(\s*\w+\s*=\s*['"]|\bwith\s+(?:the\s+)?(?:\w+\s+)?(?:argument|parameter|param|value|string|path|content|contents|text|recipient|address|url|body|message|amount|account|destination)s?\s*(?:set\s+to\s+|of\s+|as\s+|=\s*|:\s*)?['"\x60]|\b(?:set|setting|change|changing|use|using)\s+(?:the\s+)?['"\x60]?\w+['"\x60]?\s+(?:parameter\s+|field\s+|argument\s+)?(?:to|as|=)\s+['"\x60][^'"\x60]{2,}['"\x60]|\b(?:to|at)\s+['"\x60]?(?:[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,24}|https?:\/\/)|\bset\s+(?:the\s+)?(?:\w+\s+){0,2}(?:to|as)\s+(?=[\w-]*\d)(?=[\w-]*[a-z])[\w-]{6,}\b|\b(?:be|is|are)\s+(?:always\s+)?(?:set|changed|replaced|modified|redirected|forced|overridden|rewritten)\s+(?:to|with|as|into)\s+['"\x60]?[\w~/.@:+-]{3,}/i;
 const DESTRUCTIVE =
   /\b(?:delete|deletes|deleting|overwrite|overwriting|drop|wipe|erase|truncate|rm\s+-|destroy|purge|format|shred|revoke|disable|transfer\s+(?:all|the\s+(?:entire|full))|send\s+(?:all|every))\b/i;
 

@@ -43,7 +43,7 @@ export const BROAD_RULES: Rule[] = [
     id: 'system-delimiter',
     cls: 'markup',
     weight: 'strong',
-    re: /-{2,}\s*(?:system|admin|developer)\s+(?:delimiter|message|prompt|directive|instructions?)|\bnew\s+instruction\s+set\b|\binstruction\s+set\s+activated\b/i,
+    re: /-{2,8}\s*(?:system|admin|developer)\s+(?:delimiter|message|prompt|directive|instructions?)|\bnew\s+instruction\s+set\b|\binstruction\s+set\s+activated\b/i,
   },
   // Addressed to the model.
   {
@@ -121,14 +121,14 @@ export const BROAD_RULES: Rule[] = [
     id: 'bcc-multilingual',
     cls: 'exfil',
     weight: 'medium',
-    re: /(?:скрыт\w+\s+коп\w+|copia\s+oculta|copie\s+(?:cachée|carbone\s+invisible)|blindkopie|cópia\s+oculta|النسخة\s+المخفية|密送|暗抄|숨은\s*참조|\bin\s+bcc\b|\bals\s+bcc\b|\ben\s+bcc\b|\bв\s+bcc\b)[^.]{0,80}?[\w.+-]+@[\w-]+\.[a-z]{2,}|[\w.+-]+@[\w-]+\.[a-z]{2,}[^.]{0,60}?(?:скрыт\w+\s+коп\w+|copia\s+oculta|copie\s+cachée|blindkopie|cópia\s+oculta|النسخة\s+المخفية|密送|\bin\s+bcc\b|\bals\s+bcc\b|\ben\s+bcc\b)/i,
+    re: /(?:скрыт\w+\s+коп\w+|copia\s+oculta|copie\s+(?:cachée|carbone\s+invisible)|blindkopie|cópia\s+oculta|النسخة\s+المخفية|密送|暗抄|숨은\s*참조|\bin\s+bcc\b|\bals\s+bcc\b|\ben\s+bcc\b|\bв\s+bcc\b)[^.]{0,80}?[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,24}|[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,24}[^.]{0,60}?(?:скрыт\w+\s+коп\w+|copia\s+oculta|copie\s+cachée|blindkopie|cópia\s+oculta|النسخة\s+المخفية|密送|\bin\s+bcc\b|\bals\s+bcc\b|\ben\s+bcc\b)/i,
   },
   // Another tool's arguments pointed at an address, a secret or a destructive act ("when using send_email, set bcc to ...").
   {
     id: 'tamper-argument',
     cls: 'crosstool',
     weight: 'strong',
-    re: /\b(?:change|set|replace|override|modify|alter|substitute|swap|rewrite|redirect|append|prepend|add)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:[`'"]?[\w.-]+[`'"]?\s+){0,3}(?:parameters?|arguments?|fields?|values?|recipients?|paths?|addresse?s?|urls?|destinations?|amounts?|accounts?|ibans?|bcc|cc|to\s+(?:field|address|line)|targets?|commands?|queries|query)\b[^.;]{0,80}?(?:[\w.+-]+@[\w-]+\.[a-z]{2,}|https?:\/\/|~\/|\/etc\/|\.ssh|\.env\b|attacker|\brm\s+-rf\b|\bdrop\s+(?:table|database)\b)/i,
+    re: /\b(?:change|set|replace|override|modify|alter|substitute|swap|rewrite|redirect|append|prepend|add)\s+(?:the\s+|its\s+|their\s+|any\s+)?(?:[`'"]?[\w.-]+[`'"]?\s+){0,3}(?:parameters?|arguments?|fields?|values?|recipients?|paths?|addresse?s?|urls?|destinations?|amounts?|accounts?|ibans?|bcc|cc|to\s+(?:field|address|line)|targets?|commands?|queries|query)\b[^.;]{0,80}?(?:[\w.+-]{1,64}@[\w-]{1,63}\.[a-z]{2,24}|https?:\/\/|~\/|\/etc\/|\.ssh|\.env\b|attacker|\brm\s+-rf\b|\bdrop\s+(?:table|database)\b)/i,
   },
   // A destructive call made the price of using a tool ("before using this tool, call reset_database").
   {

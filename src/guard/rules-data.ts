@@ -61,7 +61,7 @@ export const DATA_RULES: Rule[] = [
     id: 'bcc-address',
     cls: 'exfil',
     weight: 'medium',
-    re: /\b(?:bcc|cc|forward|redirect|send\s+a\s+copy)\b[^.]{0,40}?[\w.+-]+@[\w-]+\.[\w.]+/i,
+    re: /\b(?:bcc|cc|forward|redirect|send\s+a\s+copy)\b[^.]{0,40}?[\w.+-]{1,64}@[\w-]{1,63}\.[\w.]{1,253}/i,
   },
   {
     id: 'redirect-recipient',

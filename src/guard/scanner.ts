@@ -2,7 +2,7 @@ import type { Weight } from './rules.js';
 import { type SecondOpinion, secondOpinion } from './second.js';
 import { type Signal, signalsOf } from './signals.js';
 import { promptStrings, resourceStrings, type SurfaceKind, toolStrings, type VisibleString } from './strings.js';
-import { nameFindings } from './names.js';
+import { nameFindings, oversized } from './names.js';
 import { FINDING_TEXT, type Finding, type FindingCode } from './findings.js';
 import { plainFindings } from './plain-item.js';
 import { contextFindings, type GuardContext } from './context.js';
@@ -125,7 +125,8 @@ const defersToUser = (s: Signal): boolean =>
 /** Sibling names in lower case, as the plain-sight rules compare them. */
 const lowerSiblings = (s: ReadonlySet<string>): ReadonlySet<string> => new Set([...s].map((n) => n.toLowerCase()));
 
-const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdict => {
+const judgeItem = (all: VisibleString[], siblings: ReadonlySet<string>): ItemVerdict => {
+  const { findings: tooLong, read: g } = oversized(all);
   const sigs = g.flatMap((v) => signalsOf(v)).filter((s) => !aboutSiblings(s, siblings) && !defersToUser(s));
   const rules = decide(sigs);
   for (const f of plainFindings(g, lowerSiblings(siblings))) if (!rules.some((r) => r.code === f.code)) rules.push(f);
@@ -145,7 +146,7 @@ const judgeItem = (g: VisibleString[], siblings: ReadonlySet<string>): ItemVerdi
     item: head.item,
     rules,
     second,
-    findings: [...rules, ...nameFindings(g)],
+    findings: [...rules, ...nameFindings(g), ...tooLong],
   };
 };
 
