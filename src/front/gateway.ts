@@ -282,6 +282,11 @@ export class Gateway {
         go();
         return;
       }
+      // A body that could never be accepted gets its 413 without being invited (attack round 6).
+      if (Number(req.headers['content-length']) > this.policy.gateway.maxBodyBytes) {
+        go();
+        return;
+      }
       this.auth.authenticate(req.headers.authorization).then(() => {
         res.writeContinue();
         go();

@@ -127,5 +127,10 @@ describe('edge hardening: one rule for every spelling, nothing of lanegate reach
     assert.doesNotMatch(refused, /100 Continue/);
     const ok = await rawExchange(url, head(`Bearer ${token}`), body);
     assert.match(ok, /^HTTP\/1\.1 100 Continue/);
+    // A body that could never be accepted is refused at once, never invited (and takes no byte turn).
+    const huge = head(`Bearer ${token}`).replace(`content-length: ${body.length}`, 'content-length: 10737418240');
+    const refusedBig = await rawExchange(url, huge, undefined, 1500);
+    assert.match(refusedBig, /^HTTP\/1\.1 413/);
+    assert.doesNotMatch(refusedBig, /100 Continue/);
   });
 });

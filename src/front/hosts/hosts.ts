@@ -7,6 +7,7 @@ import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
 import { LINK_MAX_LINE, LinePeer } from '../../rpc/peer.js';
 import { largeText } from '../../rpc/gc-hint.js';
+import { backlogOf, LINK_BACKLOG_MAX, watchLiveness } from './liveness.js';
 import { ENTRIES } from '../../install-paths.js';
 
 /**
@@ -27,6 +28,9 @@ interface HostProc {
   startedAt: number;
   lastError?: string;
   stopping: boolean;
+  /** Set when the host stopped answering pings (it is killed and restarted). */
+  hung?: boolean;
+  stopWatch?: () => void;
 }
 
 /**
@@ -87,6 +91,19 @@ export class HostManager {
 
   private peer(key: string): Promise<LinePeer> {
     const h = this.hosts.get(key);
+    if (h?.peer && !h.peer.isClosed && h.child) {
+      // A host that does not read its link gets no more: what the front would queue for it is memory
+      // every lane shares (attack round 6: 2 GB of bodies queued toward a stuck host).
+      const waiting = backlogOf(h.peer, h.child.stdin);
+      if (h.hung || waiting > LINK_BACKLOG_MAX)
+        return Promise.reject(
+          new RpcFailure({
+            code: ERR.unavailable,
+            message: `host "${key}" is not reading its requests (${h.hung ? 'unresponsive; restarting' : `${waiting} bytes waiting`}); try again shortly`,
+          }),
+        );
+      return Promise.resolve(h.peer);
+    }
     if (h?.peer && !h.peer.isClosed) return Promise.resolve(h.peer);
     if (h?.ready) return h.ready;
     if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: 'gateway is shutting down' }));
@@ -130,6 +147,7 @@ export class HostManager {
       { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeText().note(chars) },
     );
     void child.exited.then((r) => {
+      h.stopWatch?.();
       peer.close(`host "${key}" exited`);
       if (h.peer === peer) h.peer = undefined;
       const detail = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
@@ -157,6 +175,13 @@ export class HostManager {
         h.peer = peer;
         h.ready = undefined;
         h.startedAt = Date.now();
+        h.hung = false;
+        h.stopWatch?.();
+        h.stopWatch = watchLiveness(peer, (silentMs) => {
+          h.hung = true;
+          this.log.error({ event: 'host_unresponsive', host: key, hostPid: child.pid, silentMs }, 'host stopped answering: restarting it');
+          child.kill('SIGKILL');
+        });
         this.log.info({ event: 'host_started', host: key, hostPid: child.pid }, 'host started');
         return peer;
       })
@@ -189,7 +214,7 @@ export class HostManager {
   }
 
   running(): string[] {
-    return [...this.hosts].filter(([, h]) => h.peer && !h.peer.isClosed).map(([k]) => k);
+    return [...this.hosts].filter(([, h]) => h.peer && !h.peer.isClosed && !h.hung).map(([k]) => k);
   }
 
   async stop(key: string): Promise<void> {

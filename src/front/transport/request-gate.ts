@@ -72,7 +72,8 @@ export const BYTE_TURN_MIN = 64 * 1024;
 export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
   const declared = Number(c.req.header('content-length'));
   const bytes = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
-  if (bytes <= BYTE_TURN_MIN) return undefined;
+  // A body too large to accept takes no turn: the body check refuses it at once with 413.
+  if (bytes <= BYTE_TURN_MIN || declared > d.policy().gateway.maxBodyBytes) return undefined;
   const a = d.requestBytes.enter(lane, bytes);
   const outgoing = c.outgoing;
   if (a.kind === 'run') {
@@ -116,6 +117,9 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
     return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json');
   const g = d.policy().gateway;
   const max = g.maxBodyBytes;
+  // A declared length past the bound is refused before a byte is read (and the connection closed:
+  // its body is not worth draining).
+  if (Number(c.req.header('content-length')) > max) return tooLarge(c, max, true);
   const r = await readBody(c.incoming, max);
   if (!r.ok) return tooLarge(c, max, !r.drained);
   const text = r.text;
