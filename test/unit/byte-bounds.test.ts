@@ -174,3 +174,22 @@ describe('JSON depth check', () => {
     assert.equal(jsonDepthOver(long, 5), false);
   });
 });
+
+describe('a lane is weighed by the answers it has been getting', () => {
+  it('remembers a lane’s largest recent answer for a while, refused ones included, and forgets it after', () => {
+    let now = 1_000;
+    const b = new SendBudget(
+      () => ({ perConnection: 100, perLane: 150, total: 1000 }),
+      () => now,
+    );
+    assert.equal(b.expected('a'), 0);
+    const h = b.hold('a', 90);
+    assert.ok(h.ok);
+    assert.equal(b.expected('a'), 90);
+    assert.equal(b.hold('a', 120).ok, false, 'over the connection budget');
+    assert.equal(b.expected('a'), 120, 'a refused answer counts too: it was carried all the same');
+    assert.equal(b.expected('b'), 0, 'per lane');
+    now += 31_000;
+    assert.equal(b.expected('a'), 0);
+  });
+});

@@ -71,7 +71,21 @@ export const BYTE_TURN_MIN = 64 * 1024;
  */
 export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
   const declared = Number(c.req.header('content-length'));
-  const bytes = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
+  const expected = d.send.expected(lane);
+  // A lane whose clients already hold unread answers up to its budget gets no new call while its
+  // answers are this large: it would be carried through a host and the front only to be refused.
+  const limits = d.policy().gateway.limits;
+  if (expected > BYTE_TURN_MIN && d.send.of(lane) + expected > limits.unsentBytesPerLane)
+    return refuseLoad(c, {
+      status: 429,
+      setting: 'gateway.limits.unsentBytesPerLane',
+      limit: limits.unsentBytesPerLane,
+      message: `This lane's clients have ${d.send.of(lane)} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
+      retryAfterS: 1,
+    });
+  const body = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
+  // The turn is weighed by the larger of the request and the answers this lane has been getting.
+  const bytes = Math.max(body, expected);
   // A body too large to accept takes no turn: the body check refuses it at once with 413.
   if (bytes <= BYTE_TURN_MIN || declared > d.policy().gateway.maxBodyBytes) return undefined;
   const a = d.requestBytes.enter(lane, bytes);

@@ -12,14 +12,40 @@ export interface SendLimits {
 
 export type Hold = { ok: true; release: () => void } | { ok: false; setting: string; limit: number; held: number };
 
+/** How long a lane's large answer shapes the turns of its next calls. */
+export const ANSWER_MEMORY_MS = 30_000;
+
 export class SendBudget {
   private readonly lanes = new Map<string, number>();
   private all = 0;
+  /** Each lane's largest recent answer, and when: its next calls are weighed by it (see expected). */
+  private readonly recent = new Map<string, { bytes: number; at: number }>();
 
-  constructor(private readonly limits: () => SendLimits) {}
+  constructor(
+    private readonly limits: () => SendLimits,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * The answer size a lane's next call should be weighed at: its largest answer of the last
+   * ANSWER_MEMORY_MS (0 if none was large). A lane that pulls 30 MB answers has its calls take
+   * turns by that size before they are sent to a host, so its own clients' unread answers stop
+   * its next calls instead of every copy being carried through the host and the front first.
+   */
+  expected(lane: string): number {
+    const r = this.recent.get(lane);
+    if (!r) return 0;
+    if (this.now() - r.at > ANSWER_MEMORY_MS) {
+      this.recent.delete(lane);
+      return 0;
+    }
+    return r.bytes;
+  }
 
   /** Holds `bytes` more for a connection of `lane` that already holds `connection` bytes. */
   hold(lane: string, bytes: number, connection = 0): Hold {
+    const prev = this.expected(lane);
+    if (bytes >= prev) this.recent.set(lane, { bytes, at: this.now() });
     const l = this.limits();
     const mine = this.lanes.get(lane) ?? 0;
     if (connection + bytes > l.perConnection)
