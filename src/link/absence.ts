@@ -22,7 +22,8 @@ export const lastsUntilOperatorActs = (code: AbsenceCode): boolean => code === '
 /** The remedy an operator runs for an absence. Pure. */
 export const remedyForAbsence = (server: string, a: Pick<Absence, 'code' | 'item'>): string => {
   // Quoted: the item is an upstream's (or, on a lane's own child, a lane's) choice, and this is pasted.
-  const tool = a.item ? ` --tool ${shellQuote(a.item)}` : '';
+  // A name too long to paste (a lane can choose one on its own child) is left to inspect to list.
+  const tool = a.item && a.item.length <= 200 ? ` --tool ${shellQuote(a.item)}` : '';
   const s = shellQuote(server);
   switch (a.code) {
     case 'refused':

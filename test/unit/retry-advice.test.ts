@@ -21,6 +21,10 @@ describe('every error a lane sees says whether retrying can help', () => {
     assert.equal(absenceOfError(new Error('upstream "x" crashed (exit 3)')).code, 'crashed');
     assert.equal(absenceOfError('weird').code, 'unavailable');
     assert.match(remedyForAbsence('bad', { code: 'refused', item: 'echo' }), /lanegate inspect bad --tool echo/);
+    // A name a lane chose to be huge is not repeated into every status answer (attack round 6).
+    const long = remedyForAbsence('every', { code: 'refused', item: `f0-${'n'.repeat(30_000)}.gz` });
+    assert.ok(long.length < 300, `${long.length} characters`);
+    assert.match(long, /lanegate inspect every;/);
     assert.match(remedyForAbsence('dup', { code: 'collision' }), /servers\.dup\.prefix/);
   });
 });

@@ -1,5 +1,6 @@
 import type { Policy } from '../../policy/model.js';
 import { remedyForAbsence } from '../../link/absence.js';
+import { escapeUntrusted } from '../../log/escape.js';
 import type { Absence } from '../../link/protocol.js';
 import { searchCatalog } from './catalog-search.js';
 
@@ -67,7 +68,14 @@ export const laneStatus = (
     const count = tools.filter((t) => String(t.name).startsWith(`${s?.prefix ?? '?'}_`)).length;
     if (!s?.enabled)
       return { server: name, state: 'disabled', reason: 'disabled in the policy', remedy: `set servers.${name}.enabled: true` };
-    if (gone) return { server: name, prefix: s.prefix, state: 'missing', reason: gone.reason, remedy: remedyForAbsence(name, gone) };
+    if (gone)
+      return {
+        server: name,
+        prefix: s.prefix,
+        state: 'missing',
+        reason: escapeUntrusted(gone.reason, 600),
+        remedy: remedyForAbsence(name, gone),
+      };
     const d = drift[name];
     const e = escalated[name];
     return {
