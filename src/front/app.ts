@@ -1,5 +1,5 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Gateway } from './gateway.js';
+import type { FrontParts } from './front-parts.js';
 import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './transport/guards.js';
 import type { McpHttpDeps } from './transport/mcp-http.js';
 import { mcpRoute } from './transport/mcp-routes.js';
@@ -13,7 +13,7 @@ const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed w
  * The front's HTTP surface, composed: the Host/Origin check for every request, the MCP transport
  * for lanes at /mcp, and the operator plane (health, readiness, metrics, API, dashboard).
  */
-export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => {
+export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener => {
   const deps = (): McpHttpDeps => ({
     policy: () => gw.policy,
     catalog: gw.catalog,

@@ -315,6 +315,11 @@ export class Gateway {
     return reloadGateway(this);
   }
 
+  /** The one place a policy is replaced: a reload that passed its checks (reload.ts). */
+  adoptPolicy(next: Policy): void {
+    this.policy = next;
+  }
+
   url(): string {
     const h = this.policy.gateway.host;
     return this.policy.gateway.publicUrl ?? `http://${h.includes(':') ? `[${h}]` : h}:${this.port}/mcp`;
