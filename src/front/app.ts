@@ -6,6 +6,7 @@ import { mcpRoute } from './transport/mcp-routes.js';
 import { serveProbe } from './operator/probes.js';
 import { Exchange } from './transport/exchange.js';
 import { changeResources } from './mcp/resource-holders.js';
+import { ERR } from '../rpc/jsonrpc.js';
 
 const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
 
@@ -92,7 +93,7 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
       hostCount > 1 ? 'more than one Host header' : checkHostAndOrigin(c.req.header('host'), c.req.header('origin'), hosts, origins);
     if (why) {
       gw.metrics.httpRefused.inc({ reason: 'host_or_origin' });
-      c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);
+      c.json({ jsonrpc: '2.0', id: null, error: { code: ERR.invalidRequest, message: `Forbidden: ${why}` } }, 403);
       return;
     }
     const url = req.url ?? '/';
@@ -110,7 +111,7 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     serve(req, res).catch((e: unknown) => {
       gw.log.error({ event: 'http_handler_failed', detail: e instanceof Error ? e.message : String(e) }, 'a request failed');
       if (!res.headersSent)
-        new Exchange(req, res).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }, 500);
+        new Exchange(req, res).json({ jsonrpc: '2.0', id: null, error: { code: ERR.internal, message: 'Internal error' } }, 500);
       else res.destroy();
     });
   };

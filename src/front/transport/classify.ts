@@ -13,8 +13,6 @@ import { ERR } from '../../rpc/jsonrpc.js';
 import { isObject, validEnvelope, VERSION_KEY } from './envelope.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
 
-export const HEADER_MISMATCH = -32020;
-
 export type LegacyReason = 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch';
 export type Classified =
   | { kind: 'legacy'; reason: LegacyReason; requestedVersion?: string }
@@ -77,7 +75,7 @@ const reject = (code: number, message: string, data?: unknown): Classified => ({
   ...(data !== undefined ? { data } : {}),
 });
 const mismatch = (header: string, body: string): Classified =>
-  reject(HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } });
+  reject(ERR.headerMismatch, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } });
 
 const metaOf = (params: unknown): Record<string, unknown> | undefined =>
   isObject(params) && isObject(params._meta) ? params._meta : undefined;
