@@ -7,6 +7,7 @@ import { serveProbe } from './operator/probes.js';
 import { Exchange } from './transport/exchange.js';
 import { changeResources } from './mcp/resource-holders.js';
 import { ERR } from '../rpc/jsonrpc.js';
+import { VERSION } from '../install-paths.js';
 
 const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
 
@@ -25,7 +26,7 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     send: gw.send,
     requestBytes: gw.requestBytes,
     log: gw.log,
-    serverInfo: { name: 'lanegate', version: '0.1.0' },
+    serverInfo: { name: 'lanegate', version: VERSION },
     drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),
     escalated: (lane) => gw.escalations.ofLane(lane),
     instructions: INSTRUCTIONS,

@@ -54,7 +54,7 @@ export interface GatewayOptions {
   log: Logger;
   /** Override the policy's port (0 = any free port); used by tests and benchmarks. */
   port?: number;
-  /** How hosts start (default: a `lanegate host` process each; tests run them in process). */
+  /** How hosts start (default: a host process each, dist/host/entry.js; tests run them in process). */
   launchHost?: HostLauncher;
 }
 

@@ -11,6 +11,7 @@
  */
 import { ERR } from '../../rpc/jsonrpc.js';
 import { isObject, validEnvelope, VERSION_KEY } from './envelope.js';
+import { isProgressToken } from '../mcp/progress-token.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
 
 export type LegacyReason = 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch';
@@ -44,7 +45,7 @@ const goodParams = (params: unknown): boolean => {
   const meta = params._meta;
   if (meta === undefined) return true;
   if (!isObject(meta)) return false;
-  if (meta.progressToken !== undefined && !isId(meta.progressToken)) return false;
+  if (meta.progressToken !== undefined && !isProgressToken(meta.progressToken)) return false;
   const task = meta['io.modelcontextprotocol/related-task'];
   return task === undefined || (isObject(task) && typeof task.taskId === 'string');
 };
