@@ -15,15 +15,25 @@ export type ErrorCode =
   | 'records_corrupt'
   | 'internal';
 
+/**
+ * What happened to an upstream child, said as data where it happened (the host's slot, the child's
+ * link) and carried to where it is shown (an absence's code, status, the remedy): never read back
+ * out of an error's words.
+ */
+export type FailureKind = 'crashed' | 'start_failed';
+
 export class LanegateError extends Error {
   readonly code: ErrorCode;
   readonly detail: string;
+  /** What happened, when the thrower knows (an upstream that crashed or failed to start). */
+  readonly kind?: FailureKind;
 
-  constructor(code: ErrorCode, detail: string, options?: { cause?: unknown }) {
-    super(`${code}: ${detail}`, options);
+  constructor(code: ErrorCode, detail: string, options?: { cause?: unknown; kind?: FailureKind }) {
+    super(`${code}: ${detail}`, options && 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'LanegateError';
     this.code = code;
     this.detail = detail;
+    if (options?.kind) this.kind = options.kind;
   }
 }
 

@@ -21,9 +21,11 @@ const findRoot = (): string => {
 
 const ROOT = findRoot();
 
-/** The version in package.json. */
-export const packageVersion = (): string =>
-  (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+/**
+ * lanegate's version, read once from package.json when a process starts: the one place it comes
+ * from (the CLI's --version, the front's serverInfo, the clientInfo lanegate gives upstreams and hosts).
+ */
+export const VERSION: string = (JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
 /** The process entry points the build writes, each started with `node <file>`. */
 export const ENTRIES = {

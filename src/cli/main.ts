@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { packageVersion } from '../install-paths.js';
+import { VERSION } from '../install-paths.js';
 import { Command, CommanderError, Option } from 'commander';
 import { isLanegateError } from '../errors.js';
 import { DEFAULT_POLICY_PATHS, findPolicy } from './find-policy.js';
@@ -12,7 +12,6 @@ import { registerTokenCommands } from './commands-tokens.js';
  * usage error (an unknown command or option, a missing argument), with the nearest valid command
  * suggested. A command's code is loaded only when that command runs.
  */
-const VERSION = packageVersion();
 
 const program = new Command('lanegate')
   .description('One MCP URL per host: servers share a process only when measured stateless and in the same trust domain.')

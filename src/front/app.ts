@@ -1,11 +1,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
-import type { Gateway } from './gateway.js';
+import type { FrontParts } from './front-parts.js';
 import { allowedHosts, allowedOrigins, checkHostAndOrigin } from './transport/guards.js';
 import type { McpHttpDeps } from './transport/mcp-http.js';
 import { mcpRoute } from './transport/mcp-routes.js';
 import { serveProbe } from './operator/probes.js';
 import { Exchange } from './transport/exchange.js';
 import { changeResources } from './mcp/resource-holders.js';
+import { ERR } from '../rpc/jsonrpc.js';
+import { VERSION } from '../install-paths.js';
 
 const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed with the upstream that provides it (prefix_tool).';
 
@@ -13,7 +15,7 @@ const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed w
  * The front's HTTP surface, composed: the Host/Origin check for every request, the MCP transport
  * for lanes at /mcp, and the operator plane (health, readiness, metrics, API, dashboard).
  */
-export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => {
+export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener => {
   const deps = (): McpHttpDeps => ({
     policy: () => gw.policy,
     catalog: gw.catalog,
@@ -24,7 +26,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
     send: gw.send,
     requestBytes: gw.requestBytes,
     log: gw.log,
-    serverInfo: { name: 'lanegate', version: '0.1.0' },
+    serverInfo: { name: 'lanegate', version: VERSION },
     drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),
     escalated: (lane) => gw.escalations.ofLane(lane),
     instructions: INSTRUCTIONS,
@@ -92,7 +94,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
       hostCount > 1 ? 'more than one Host header' : checkHostAndOrigin(c.req.header('host'), c.req.header('origin'), hosts, origins);
     if (why) {
       gw.metrics.httpRefused.inc({ reason: 'host_or_origin' });
-      c.json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `Forbidden: ${why}` } }, 403);
+      c.json({ jsonrpc: '2.0', id: null, error: { code: ERR.invalidRequest, message: `Forbidden: ${why}` } }, 403);
       return;
     }
     const url = req.url ?? '/';
@@ -110,7 +112,7 @@ export const buildApp = (gw: Gateway, operatorHash: Buffer): RequestListener => 
     serve(req, res).catch((e: unknown) => {
       gw.log.error({ event: 'http_handler_failed', detail: e instanceof Error ? e.message : String(e) }, 'a request failed');
       if (!res.headersSent)
-        new Exchange(req, res).json({ jsonrpc: '2.0', id: null, error: { code: -32603, message: 'Internal error' } }, 500);
+        new Exchange(req, res).json({ jsonrpc: '2.0', id: null, error: { code: ERR.internal, message: 'Internal error' } }, 500);
       else res.destroy();
     });
   };

@@ -54,7 +54,7 @@ export interface GatewayOptions {
   log: Logger;
   /** Override the policy's port (0 = any free port); used by tests and benchmarks. */
   port?: number;
-  /** How hosts start (default: a `lanegate host` process each; tests run them in process). */
+  /** How hosts start (default: a host process each, dist/host/entry.js; tests run them in process). */
   launchHost?: HostLauncher;
 }
 
@@ -318,6 +318,11 @@ export class Gateway {
   /** Hot reload (SIGHUP, `lanegate reload`): see reload.ts. */
   reload(): Promise<ReloadResult> {
     return reloadGateway(this);
+  }
+
+  /** The one place a policy is replaced: a reload that passed its checks (reload.ts). */
+  adoptPolicy(next: Policy): void {
+    this.policy = next;
   }
 
   url(): string {

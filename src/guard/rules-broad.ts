@@ -1,5 +1,5 @@
 import { CONCEAL_ELSEWHERE } from './lexicon.js';
-import type { Rule } from './rules.js';
+import type { Rule } from './rule-types.js';
 
 /** The same intents phrased more broadly: other languages, faked roles and hidden markup, text addressed to the model, cross-tool variants. */
 export const BROAD_RULES: Rule[] = [

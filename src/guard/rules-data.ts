@@ -1,4 +1,4 @@
-import type { Rule } from './rules.js';
+import type { Rule } from './rule-types.js';
 import { NAME, SEND } from './rule-words.js';
 
 /** High-value targets, sending data somewhere, and steering the agent's use of other tools. */

@@ -1,4 +1,4 @@
-import type { Rule } from './rules.js';
+import type { Rule } from './rule-types.js';
 import { TELL, TOOLWORD, USER } from './rule-words.js';
 
 /** Attempts to replace the agent's instructions, hide from the human, mark text up for the model, or command the agent. */

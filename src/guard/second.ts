@@ -5,7 +5,7 @@
  */
 import { featuresOf, type RuleHit } from './features.js';
 import { scoreFeatures, type Score } from './model.js';
-import type { FindingCode } from './scanner.js';
+import type { FindingCode } from './findings.js';
 import type { VisibleString } from './strings.js';
 
 const RULE_CODES: Record<string, FindingCode> = {

@@ -127,9 +127,9 @@ export const serveHost = (
 };
 
 /**
- * `lanegate host`: spawned by the front, never by hand. Its stdin/stdout are an MCP JSON-RPC
- * link to the front; when that link closes (the front exited, even by SIGKILL) the host stops
- * its children and exits.
+ * A host process (dist/host/entry.js; there is no CLI command for it): spawned by the front, never
+ * by hand. Its stdin/stdout are an MCP JSON-RPC link to the front; when that link closes (the front
+ * exited, even by SIGKILL) the host stops its children and exits.
  */
 export const runHost = async (): Promise<void> => {
   const raw = process.env[HOST_CONFIG_ENV];

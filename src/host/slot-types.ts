@@ -3,6 +3,7 @@ import type { ServerConfig } from '../policy/model.js';
 import type { Surface } from '../guard/scanner.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { UpstreamEvent } from '../link/protocol.js';
+import type { FailureKind } from '../errors.js';
 
 /** Who a child serves, as seen when one of its frames arrives. */
 export interface ChildScope {
@@ -59,6 +60,8 @@ export interface Instance {
   crashes: number;
   retryAt: number;
   lastError?: string;
+  /** Whether the last failure was a crash or a failed start (data, for the absence a lane is told). */
+  lastKind?: FailureKind;
   startedAt: number;
   idleTimer?: NodeJS.Timeout;
   restartTimer?: NodeJS.Timeout;

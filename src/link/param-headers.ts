@@ -3,7 +3,7 @@
  * be mirrored in Mcp-Param-<Name> headers. The front passes the request's Mcp-Param headers in the
  * caller block; the host checks them against the surface it already holds (no listing). Pure.
  */
-export const HEADER_MISMATCH = -32020;
+import { ERR } from '../rpc/jsonrpc.js';
 
 export interface Rejection {
   status: number;
@@ -28,7 +28,7 @@ export const decodeHeaderValue = (raw: string): string | undefined => {
 
 export const mismatch = (header: string, detail: string): Rejection => ({
   status: 400,
-  code: HEADER_MISMATCH,
+  code: ERR.headerMismatch,
   message: `Bad Request: the request headers and body disagree: ${detail}`,
   data: { mismatch: { header } },
 });

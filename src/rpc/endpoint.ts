@@ -10,6 +10,7 @@ import {
   type RpcRequest,
   RpcFailure,
 } from './jsonrpc.js';
+import type { FailureKind } from '../errors.js';
 import { RawResult } from './raw.js';
 import type { JsonText } from './json-text.js';
 
@@ -25,6 +26,8 @@ export interface PeerHandlers {
   onProtocolError?: (detail: string) => void;
   /** What a pending request is told when the peer's output ends (e.g. "upstream process exited"). */
   endReason?: string;
+  /** What the peer's output ending means, as data (a child's: it crashed); the pending requests' failures carry it. */
+  endKind?: FailureKind;
   /** A request of ours ended without an answer (cancelled or timed out): a transport may drop its exchange. */
   onAbandon?: (id: Id) => void;
 }
@@ -51,6 +54,7 @@ export class RpcEndpoint {
   private readonly incoming = new Map<Id, AbortController>();
   private closed = false;
   private closeReason = 'link closed';
+  private closeKind: FailureKind | undefined;
 
   constructor(
     /** Sends one message. A rejection for a request fails that request (e.g. an HTTP error). */
@@ -81,7 +85,7 @@ export class RpcEndpoint {
     signal: AbortSignal | undefined,
     raw: boolean,
   ): Promise<Record<string, unknown> | RawResult> {
-    if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: this.closeReason }));
+    if (this.closed) return Promise.reject(new RpcFailure({ code: ERR.unavailable, message: this.closeReason }, this.closeKind));
     if (signal?.aborted) return Promise.reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
@@ -154,13 +158,15 @@ export class RpcEndpoint {
       });
   }
 
-  close(reason: string): void {
+  /** Ends the link: every pending request fails with `reason`, and with `kind` when the closer knows what happened. */
+  close(reason: string, kind?: FailureKind): void {
     if (this.closed) return;
     this.closed = true;
     this.closeReason = reason;
+    this.closeKind = kind;
     for (const [, p] of this.pending) {
       if (p.timer) clearTimeout(p.timer);
-      p.reject(new RpcFailure({ code: ERR.unavailable, message: reason }));
+      p.reject(new RpcFailure({ code: ERR.unavailable, message: reason }, kind));
     }
     this.pending.clear();
   }

@@ -83,9 +83,9 @@ export class LinePeer extends RpcEndpoint {
     });
     input.setEncoding('utf8');
     input.on('data', (chunk: string) => reader.push(chunk));
-    input.on('end', () => this.close(handlers.endReason ?? 'peer closed its output'));
-    input.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
-    output.on('error', () => this.close(handlers.endReason ?? 'peer stream error'));
+    input.on('end', () => this.close(handlers.endReason ?? 'peer closed its output', handlers.endKind));
+    input.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
+    output.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
   }
 
   /** Characters written here and not yet handed to the output stream. */

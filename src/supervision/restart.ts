@@ -1,3 +1,5 @@
+import type { FailureKind } from '../errors.js';
+
 /** Capped exponential backoff for restarts. Pure. */
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 30_000;
@@ -12,6 +14,8 @@ export interface RestartRecord {
   retryAt: number;
   startedAt: number;
   lastError?: string;
+  /** What the last failure was, when the supervisor knows (a child that crashed or failed to start). */
+  lastKind?: FailureKind;
 }
 
 /**
@@ -19,9 +23,10 @@ export interface RestartRecord {
  * STABLE_AFTER_MS), described, and the earliest retry set by the backoff. The one bookkeeping of
  * children (host slots) and hosts (the front).
  */
-export const noteFailure = (r: RestartRecord, what: string, now = Date.now()): void => {
+export const noteFailure = (r: RestartRecord, what: string, now = Date.now(), kind?: FailureKind): void => {
   if (r.startedAt > 0 && now - r.startedAt > STABLE_AFTER_MS) r.crashes = 0;
   r.crashes += 1;
   r.lastError = what;
+  r.lastKind = kind;
   r.retryAt = now + backoffDelay(r.crashes);
 };

@@ -1,4 +1,5 @@
 import type { RpcNotification, RpcRequest } from '../rpc/jsonrpc.js';
+import { VERSION } from '../install-paths.js';
 
 /** A protocol era: the handshake era (2024-11-05 … 2025-11-25) or the stateless 2026-07-28. */
 export type Era = 'legacy' | 'modern';
@@ -36,7 +37,7 @@ export interface UpstreamConn {
   stop(): Promise<void>;
 }
 
-export const CLIENT_INFO = { name: 'lanegate', version: '0.1.0' };
+export const CLIENT_INFO = { name: 'lanegate', version: VERSION };
 export const UPSTREAM_PROTOCOL_VERSION = '2025-11-25';
 
 /**

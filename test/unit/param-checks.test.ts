@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MAX_PROGRESS_TOKEN, paramsProblem, text } from '../../src/front/mcp/param-checks.js';
+import { isProgressToken, progressTokenProblem } from '../../src/front/mcp/progress-token.js';
+import { classifyInbound } from '../../src/front/transport/classify.js';
 import { enqueue, MAX_QUEUED, MAX_QUEUED_BYTES } from '../../src/front/transport/sse-pump.js';
 
 const hostile = { toString: 1 };
@@ -66,5 +68,34 @@ describe('what a lane may ask the gateway to repeat back is bounded', () => {
     assert.equal(q[0]?.id, 'r1');
     assert.equal((q.at(-1)?.params as { i?: number } | undefined)?.i, 99);
     assert.ok(q.length > 10 && q.length < 20);
+  });
+});
+
+describe('a progress token is checked under one rule', () => {
+  it('the classifier refuses exactly the tokens of the wrong shape; the front then refuses only the too long ones', () => {
+    const tokens: unknown[] = [
+      7,
+      0,
+      -3,
+      'x',
+      't'.repeat(MAX_PROGRESS_TOKEN),
+      't'.repeat(MAX_PROGRESS_TOKEN + 1),
+      1.5,
+      Number.NaN,
+      {},
+      [],
+      true,
+      null,
+    ];
+    for (const progressToken of tokens) {
+      const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'x', _meta: { progressToken } } };
+      const classified = classifyInbound({ body, protocolVersionHeader: undefined, mcpMethodHeader: undefined });
+      const label = typeof progressToken === 'string' ? `string of ${progressToken.length}` : String(progressToken);
+      assert.equal(classified.kind === 'reject', !isProgressToken(progressToken), label);
+      const problem = progressTokenProblem(progressToken);
+      if (classified.kind !== 'reject') assert.equal(problem !== undefined, (progressToken as string).length > MAX_PROGRESS_TOKEN, label);
+      else assert.ok(problem, `${label}: the whole rule holds the shape too`);
+      assert.equal(paramsProblem('tools/call', body.params), problem, label);
+    }
   });
 });

@@ -8,7 +8,7 @@ import type { JsonText } from '../../rpc/json-text.js';
 import { LINK_MAX_LINE, LinePeer } from '../../rpc/peer.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { backlogOf, LINK_BACKLOG_MAX, watchLiveness } from './liveness.js';
-import { ENTRIES } from '../../install-paths.js';
+import { ENTRIES, VERSION } from '../../install-paths.js';
 
 /**
  * A host is mostly idle and moves small messages: a 1 MB young generation (instead of 16) keeps its
@@ -34,8 +34,9 @@ interface HostProc {
 }
 
 /**
- * Starts a host for `key` and returns its end of the link. The gateway starts `lanegate host`
- * processes; tests may run hosts in their own process over the memory link.
+ * Starts a host for `key` and returns its end of the link. The gateway starts a host process
+ * (`node dist/host/entry.js --for <key>`, no CLI command); tests may run hosts in their own process
+ * over the memory link.
  */
 export type HostLauncher = (key: string, cfg: HostConfig, env: Record<string, string>, nodeFlags: string[]) => Linked;
 
@@ -51,7 +52,7 @@ export interface HostEvents {
 }
 
 /**
- * The front's side of its hosts: spawns `lanegate host` processes (lazily, per key), forwards
+ * The front's side of its hosts: spawns host processes (dist/host/entry.js, lazily, per key), forwards
  * requests over their stdio, restarts a crashed host with capped backoff, and fails calls fast
  * while one is down. The front never gives a host its own environment.
  */
@@ -168,7 +169,7 @@ export class HostManager {
     h.ready = peer
       .request(
         'initialize',
-        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lanegate-front', version: '0.1.0' } },
+        { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lanegate-front', version: VERSION } },
         15_000,
       )
       .then(() => {

@@ -4,24 +4,18 @@
  * never a thrown TypeError (an object whose toString is not a function once took the front down).
  * Pure.
  */
+import { isObject } from '../../records/atomic.js';
+import { progressTokenProblem } from './progress-token.js';
+
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The longest progress token a lane may choose. Every progress notification carries it back, so a
- * long one multiplies: a 1 MiB token on a 500-step call made the gateway write 500 MiB.
- */
-export const MAX_PROGRESS_TOKEN = 256;
+export { MAX_PROGRESS_TOKEN } from './progress-token.js';
 
 /** The lane's `_meta`, checked before a call stream takes its progress token (dispatch sees a minted one). */
 export const metaProblem = (meta: unknown): string | undefined => {
   if (meta === undefined) return undefined;
   if (!isObject(meta)) return 'params._meta must be an object';
-  const t = meta.progressToken;
-  if (t === undefined || (typeof t === 'number' && Number.isFinite(t)) || (typeof t === 'string' && t.length <= MAX_PROGRESS_TOKEN))
-    return undefined;
-  return `params._meta.progressToken must be a number or a string of at most ${MAX_PROGRESS_TOKEN} characters`;
+  return progressTokenProblem(meta.progressToken);
 };
 
 export const paramsProblem = (method: string, params: unknown): string | undefined => {

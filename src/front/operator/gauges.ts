@@ -1,8 +1,8 @@
-import type { Gateway } from '../gateway.js';
+import type { GaugeParts } from '../front-parts.js';
 import { hostProcesses } from '../hosts/host-processes.js';
 
 /** Gauges are read at scrape time: processes by placement, sessions, hosts, lanes seen lately. */
-export const refreshGauges = async (gw: Pick<Gateway, 'hosts' | 'metrics' | 'sessions' | 'lastSeen'>): Promise<void> => {
+export const refreshGauges = async (gw: GaugeParts): Promise<void> => {
   const counts = { shared: 0, dedicated: 0 };
   for (const h of await hostProcesses(gw.hosts)) for (const p of h.children) counts[p.placement] += 1;
   gw.metrics.processes.set({ placement: 'shared' }, counts.shared);

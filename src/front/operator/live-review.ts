@@ -1,5 +1,5 @@
 import type { ReviewRow } from '../../shareability/review.js';
-import type { Gateway } from '../gateway.js';
+import type { ReviewParts } from '../front-parts.js';
 import { hostProcesses } from '../hosts/host-processes.js';
 
 /**
@@ -8,10 +8,7 @@ import { hostProcesses } from '../hosts/host-processes.js';
  * (asked of the running hosts), and the lanes escalated off it and by which request. The
  * dashboard, /api/servers and `lanegate review` all read these rows.
  */
-export const liveReview = async (
-  gw: Pick<Gateway, 'inventory' | 'evidence' | 'guard' | 'hosts' | 'escalations' | 'policy' | 'live'>,
-  known?: Awaited<ReturnType<typeof hostProcesses>>,
-): Promise<ReviewRow[]> => {
+export const liveReview = async (gw: ReviewParts, known?: Awaited<ReturnType<typeof hostProcesses>>): Promise<ReviewRow[]> => {
   const inventory = Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line]));
   const rows = gw.evidence.review(gw.guard, inventory);
   const onShared = new Map<string, Set<string>>();

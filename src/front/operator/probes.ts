@@ -1,4 +1,4 @@
-import type { Gateway } from '../gateway.js';
+import type { ProbeParts } from '../front-parts.js';
 import type { Exchange, Replied } from '../transport/exchange.js';
 import { refreshGauges } from './gauges.js';
 import { operatorTokenMatches } from './operator.js';
@@ -7,7 +7,7 @@ import { operatorTokenMatches } from './operator.js';
  * What monitoring asks for often, served without the operator plane's web framework: health and
  * readiness (open), and metrics (operator token). Undefined for any other path.
  */
-export const serveProbe = (c: Exchange, path: string, gw: Gateway, operatorHash: Buffer): Promise<Replied> | Replied | undefined => {
+export const serveProbe = (c: Exchange, path: string, gw: ProbeParts, operatorHash: Buffer): Promise<Replied> | Replied | undefined => {
   if (c.incoming.method !== 'GET' && c.incoming.method !== 'HEAD') return undefined;
   if (path === '/healthz') return c.json({ ok: true });
   if (path === '/readyz') {

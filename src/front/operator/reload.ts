@@ -2,20 +2,16 @@ import { LINK } from '../../link/protocol.js';
 import { keyRetirements, loadPublicKeys } from '../../auth/keys.js';
 import { loadPolicyIsolated } from '../../policy/load-isolated.js';
 import { formatProblem } from '../../policy/problem.js';
-import type { Gateway } from '../gateway.js';
+import type { ReloadParts, ReloadResult } from '../front-parts.js';
 
-export interface ReloadResult {
-  ok: boolean;
-  problems: string[];
-  changes: Record<string, unknown>;
-}
+export type { ReloadResult } from '../front-parts.js';
 
 /**
  * Hot reload (SIGHUP, `lanegate reload`): re-reads the policy; an invalid one is refused with
  * its problems and the old one keeps serving. Removed or disabled lanes are cut off at once;
  * hosts adopt new loadouts and servers in place, so unaffected lanes' children keep running.
  */
-export const reloadGateway = async (gw: Gateway): Promise<ReloadResult> => {
+export const reloadGateway = async (gw: ReloadParts): Promise<ReloadResult> => {
   const r = await loadPolicyIsolated(gw.policy.file);
   if (!r.policy) {
     const problems = r.problems.map(formatProblem);
@@ -35,7 +31,7 @@ export const reloadGateway = async (gw: Gateway): Promise<ReloadResult> => {
     gw.metrics.reloads.inc({ outcome: 'refused' });
     return { ok: false, problems, changes: {} };
   }
-  gw.policy = next;
+  gw.adoptPolicy(next);
   gw.auth.onPolicy(next);
   // Keys too: a rotation's new public key is accepted, a retired one refused after its date.
   gw.auth.setKeys(await loadPublicKeys(next.gateway.stateDir), keyRetirements(next.gateway.stateDir));

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { Hono } from 'hono';
 import { readBody } from '../transport/body.js';
 import { readTrust } from '../../records/trust-file.js';
-import type { Gateway } from '../gateway.js';
+import type { FrontParts } from '../front-parts.js';
 import { hostProcesses } from '../hosts/host-processes.js';
 import { type DashboardView, renderDashboard, renderLogin } from './dashboard-html.js';
 import type { ProcessView } from './dashboard-sections.js';
@@ -17,7 +17,7 @@ const LOGIN_FORM_MAX = 4096;
  * The operator API and the dashboard (operator token), on Hono; loaded the first time one of them
  * is asked for. Health, readiness and metrics are served natively (probes.ts).
  */
-export const operatorRoutes = (gw: Gateway, operatorHash: Buffer): Hono => {
+export const operatorRoutes = (gw: FrontParts, operatorHash: Buffer): Hono => {
   const app = new Hono();
   const dash = new DashboardSessions();
   // The operator API takes the operator token, or a dashboard browser session; a state-changing

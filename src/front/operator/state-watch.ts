@@ -4,7 +4,7 @@ import { isLanegateError } from '../../errors.js';
 import type { Logger } from '../../log/logger.js';
 import { recordsDir } from '../../records/atomic.js';
 import { readTokenRecords, revocationsOf } from '../../records/token-records.js';
-import type { Gateway } from '../gateway.js';
+import type { StateWatchParts } from '../front-parts.js';
 
 const POLL_MS = 250;
 
@@ -44,7 +44,7 @@ export class StateWatch {
   private broken = false;
 
   constructor(
-    private readonly gw: Pick<Gateway, 'auth' | 'sessions' | 'policy'>,
+    private readonly gw: StateWatchParts,
     private readonly log: Logger,
   ) {}
 

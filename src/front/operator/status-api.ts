@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { Gateway } from '../gateway.js';
+import type { StatusParts } from '../front-parts.js';
 import { hostProcesses } from '../hosts/host-processes.js';
 import { liveReview } from './live-review.js';
 
@@ -19,7 +19,7 @@ const rssMb = (pid: number | undefined): number | undefined => {
  * placement and evidence scope, lanes and sessions, hosts and children with pid and RSS, recent
  * hazards and refusals. The hosts are asked once.
  */
-export const gatewayStatus = async (gw: Gateway): Promise<Record<string, unknown>> => {
+export const gatewayStatus = async (gw: StatusParts): Promise<Record<string, unknown>> => {
   const processes = await hostProcesses(gw.hosts);
   const rows = await liveReview(gw, processes);
   const hosts = processes.map((h) => ({ ...h, rssMb: rssMb(h.pid), children: h.children.map((c) => ({ ...c, rssMb: rssMb(c.pid) })) }));

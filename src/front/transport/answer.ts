@@ -10,6 +10,7 @@ import { CALL_METHODS, type Dispatched, dispatch, parsedResult } from '../mcp/di
 import type { RawResult } from '../../rpc/raw.js';
 import { type McpHttpDeps, withTraceOf } from './http-deps.js';
 import { metaProblem } from '../mcp/param-checks.js';
+import { progressTokenOf } from '../mcp/progress-token.js';
 
 let modernSeq = 0;
 /**
@@ -156,16 +157,9 @@ export const answer = async (
     const out = render(r);
     return c.json(out.body, out.status);
   }
-  const token = (req.params?._meta as { progressToken?: unknown } | undefined)?.progressToken;
   const wantsLogs =
     session !== undefined || (req.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/logLevel'] !== undefined;
-  const s = d.streams.start(
-    lane,
-    typeof token === 'string' || typeof token === 'number' ? token : undefined,
-    session !== undefined,
-    wantsLogs,
-    session,
-  );
+  const s = d.streams.start(lane, progressTokenOf(req.params?._meta), session !== undefined, wantsLogs, session);
   const done = dispatchLegacy(d, lane, withCallToken(req, s)).finally(() => d0.inflight.delete(key));
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {

@@ -24,7 +24,7 @@ export interface CallStream {
   readonly inputs: { id: string; method: string; params: Record<string, unknown> }[];
   /** The modern lane's declared client capabilities, for input requests. */
   caps?: Record<string, unknown>;
-  /** Set when the upstream asked for something the lane did not declare (answered with -32021). */
+  /** Set when the upstream asked for something the lane did not declare (answered with ERR.missingCapability). */
   missingCapability?: string;
   readonly queue: Record<string, unknown>[];
   /** Resolves when the first message arrives. */

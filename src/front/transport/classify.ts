@@ -11,9 +11,8 @@
  */
 import { ERR } from '../../rpc/jsonrpc.js';
 import { isObject, validEnvelope, VERSION_KEY } from './envelope.js';
+import { isProgressToken } from '../mcp/progress-token.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
-
-export const HEADER_MISMATCH = -32020;
 
 export type LegacyReason = 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch';
 export type Classified =
@@ -46,7 +45,7 @@ const goodParams = (params: unknown): boolean => {
   const meta = params._meta;
   if (meta === undefined) return true;
   if (!isObject(meta)) return false;
-  if (meta.progressToken !== undefined && !isId(meta.progressToken)) return false;
+  if (meta.progressToken !== undefined && !isProgressToken(meta.progressToken)) return false;
   const task = meta['io.modelcontextprotocol/related-task'];
   return task === undefined || (isObject(task) && typeof task.taskId === 'string');
 };
@@ -77,7 +76,7 @@ const reject = (code: number, message: string, data?: unknown): Classified => ({
   ...(data !== undefined ? { data } : {}),
 });
 const mismatch = (header: string, body: string): Classified =>
-  reject(HEADER_MISMATCH, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } });
+  reject(ERR.headerMismatch, `Bad Request: the request headers and body disagree: ${body}`, { mismatch: { header, body } });
 
 const metaOf = (params: unknown): Record<string, unknown> | undefined =>
   isObject(params) && isObject(params._meta) ? params._meta : undefined;

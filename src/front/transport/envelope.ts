@@ -81,9 +81,6 @@ const ENVELOPE: Record<string, Check> = {
   [CAPABILITIES_KEY]: capabilities,
   [CLIENT_INFO_KEY]: optional(implementation),
   [LOG_LEVEL_KEY]: optional((v) => (typeof v === 'string' && LOG_LEVELS.has(v) ? undefined : 'expected a logging level')),
-  progressToken: optional((v) =>
-    typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v)) ? undefined : 'expected string or integer',
-  ),
 };
 
 export const validEnvelope = (meta: Record<string, unknown>): { key: string; problem: string } | undefined => {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hold } from './send-budget.js';
 import { PACE_SLICE, writePaced } from './paced-write.js';
 import { restoreExactIds } from './big-ids.js';
+import { ERR } from '../../rpc/jsonrpc.js';
 
 /**
  * One HTTP exchange of the lane endpoint, on node:http directly. The MCP endpoint is the front's
@@ -80,7 +81,7 @@ export class Exchange {
     if (!held.ok) {
       const lane = held.setting.endsWith('PerLane');
       const message = `The answer (${data.length} bytes) was not sent: ${lane ? "this lane's clients have" : 'clients have'} ${held.held} bytes of answers they have not read yet, and ${held.setting} is ${held.limit}. Read (or close) earlier answers first, or raise ${held.setting}`;
-      const err = `{"jsonrpc":"2.0","id":${answerId(data)},"error":${JSON.stringify({ code: -32004, message, data: { limit: held.setting, value: held.limit } })}}`;
+      const err = `{"jsonrpc":"2.0","id":${answerId(data)},"error":${JSON.stringify({ code: ERR.tooLarge, message, data: { limit: held.setting, value: held.limit } })}}`;
       return this.body(err, lane ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '1' });
     }
     whenClosed(out, held.release);

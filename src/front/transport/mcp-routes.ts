@@ -1,3 +1,4 @@
+import { ERR } from '../../rpc/jsonrpc.js';
 import type { Exchange, Replied } from './exchange.js';
 import { handleDelete, handleGet, handlePost, type McpHttpDeps } from './mcp-http.js';
 
@@ -12,7 +13,7 @@ export const mcpRoute = (c: Exchange, d: McpHttpDeps): Promise<Replied> | Replie
       return handleDelete(c, d);
     default:
       return c.json(
-        { jsonrpc: '2.0', id: null, error: { code: -32000, message: 'Method not allowed: /mcp takes POST, GET and DELETE' } },
+        { jsonrpc: '2.0', id: null, error: { code: ERR.methodNotAllowed, message: 'Method not allowed: /mcp takes POST, GET and DELETE' } },
         405,
         { Allow: 'POST, GET, DELETE' },
       );

@@ -6,9 +6,9 @@
 import { decodeHeaderValue, mismatch, type Rejection } from '../../link/param-headers.js';
 import { targetOf } from '../../naming/anatomy.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
+import { ERR } from '../../rpc/jsonrpc.js';
 
 export const MODERN_REVISIONS = [MODERN_REVISION];
-export const UNSUPPORTED_VERSION = -32022;
 
 /** Methods the stateless revision removed (or never had): 404 with -32601. */
 export const REMOVED_IN_MODERN = new Set([
@@ -32,7 +32,7 @@ export const checkRevision = (revision: string | undefined): Rejection | undefin
     ? undefined
     : {
         status: 400,
-        code: UNSUPPORTED_VERSION,
+        code: ERR.unsupportedVersion,
         message: `Unsupported protocol version: ${revision}`,
         data: { supported: MODERN_REVISIONS, requested: revision },
       };
