@@ -1,0 +1,59 @@
+import assert from 'node:assert/strict';
+import { Agent } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { everythingServer, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { modernCall, send } from '../helpers/http.js';
+
+/**
+ * Attack round 6 (one lane's token, the README): one call that gave server-everything a session
+ * resource with a 1 MB name froze the shared host for 32 minutes (the guard read the name in
+ * quadratic time), and every lane of that host lost its tools while status said all was well.
+ * Real gateway, real server-everything, two lanes on one shared host.
+ */
+describe('attack round 6: one lane cannot freeze a shared host with a long name', () => {
+  let gw: RunningGateway;
+  let ta: string;
+  let tb: string;
+  const agent = new Agent({ keepAlive: true });
+  const call = async (token: string, id: number, name: string, args: Record<string, unknown>, timeoutMs = 60_000) => {
+    const c = modernCall(token, id, name, args);
+    const t0 = Date.now();
+    const r = await Promise.race([
+      send(new URL(gw.url), c.body, c.headers, agent),
+      new Promise<{ status: number; text: string }>((res) => setTimeout(() => res({ status: -1, text: 'timed out' }), timeoutMs)),
+    ]);
+    return { ...r, ms: Date.now() - t0 };
+  };
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+${everythingServer()}lanes:
+  a: { servers: [everything] }
+  b: { servers: [everything] }
+`);
+    ta = await gw.token('a');
+    tb = await gw.token('b');
+  });
+  after(async () => {
+    agent.destroy();
+    await gw?.stop();
+  });
+
+  it('a 1 MB resource name is refused for its size in bounded time; the other lane keeps being served', async () => {
+    const warm = await call(tb, 1, 'every_echo', { message: 'before' });
+    assert.match(warm.text, /before/);
+    const name = `f0-${'n'.repeat(1_000_000)}.gz`;
+    const data = `data:text/plain;base64,${Buffer.from('hello').toString('base64')}`;
+    const attack = await call(ta, 2, 'every_gzip-file-as-resource', { name, data, outputType: 'resourceLink' }, 30_000);
+    assert.notEqual(attack.status, -1, 'the call itself answered');
+    // The other lane, on the same host: answered at once, again and again.
+    for (let i = 0; i < 10; i += 1) {
+      const r = await call(tb, 10 + i, 'every_echo', { message: `after${i}` }, 10_000);
+      assert.match(r.text, new RegExp(`after${i}`), `call ${i}: ${r.status} ${r.text.slice(0, 200)}`);
+      assert.ok(r.ms < 5000, `call ${i} took ${r.ms} ms`);
+    }
+    const ready = await fetch(`${gw.origin}/readyz`);
+    assert.equal(ready.status, 200);
+  });
+});
