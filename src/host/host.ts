@@ -22,6 +22,7 @@ import { prefixResultUris } from './surface.js';
 import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
+import { HostTasks, TASK_METHODS } from './tasks.js';
 
 type Params = Record<string, unknown>;
 
@@ -45,6 +46,7 @@ export class Host {
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
   private readonly withheld = new Map<string, string>();
   private readonly gate: GateDeps;
+  private readonly tasks: HostTasks;
 
   constructor(
     private cfg: HostConfig,
@@ -60,6 +62,12 @@ export class Host {
       log,
       notify: out.notify.bind(out),
     };
+    this.tasks = new HostTasks({
+      byPrefix: (prefix) => this.byPrefix.get(prefix),
+      serversOf: (lane) => this.cfg.lanes[lane] ?? [],
+      notify: out.notify.bind(out),
+      log,
+    });
     this.guard = new HostGuard(
       cfg.stateDir,
       cfg.pins ?? {},
@@ -92,10 +100,14 @@ export class Host {
       placement,
       {
         connect: this.connect,
-        onNotification: (server, scope, n) => this.frames.notification(server, scope, n),
-        onServerRequest: async (server, scope, r) => this.frames.request(server, scope, r),
+        onNotification: (server, scope, n) => {
+          if (!this.tasks.notification(server, scope, n)) this.frames.notification(server, scope, n);
+        },
+        onServerRequest: async (server, scope, r) => this.frames.request(server, scope, this.tasks.inbound(server, scope, r)),
         onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
-        held: (server, key) => this.resources.held(server, key),
+        // A child holding a subscription or a task a lane has not settled is never stopped as idle.
+        held: (server, key) => this.resources.held(server, key) || this.tasks.holds(server, key),
+        onGone: (server, conn, detail) => this.tasks.childGone(server, conn, detail),
         onEvent: (e) => {
           this.log.info(
             { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, childPid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
@@ -167,6 +179,7 @@ export class Host {
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
+    if (TASK_METHODS.has(req.method)) return this.tasks.handle(req.method, { lane, holder }, params, signal);
     const target = unprefixRequest(req.method, params);
     if (target)
       return this.forward(
@@ -263,10 +276,14 @@ export class Host {
       return {};
     }
     const meta = params._meta as Params | undefined;
+    // A task-augmented call: the task is recorded as this lane's and session's, under an id of ours.
+    const asTask = method === 'tools/call' && params.task !== undefined;
+    const asked = asTask ? this.tasks.prepare(slot, conn, { lane, holder }, params) : params;
     const tracked = this.progress.track(lane, meta?.progressToken);
-    const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
+    const sent = tracked !== undefined ? { ...asked, _meta: { ...meta, progressToken: tracked } } : asked;
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
+      if (asTask) return this.tasks.adopt(slot, slot.keyFor(lane, era), conn, { lane, holder }, asked, result);
       return prefixResultUris(method, slot.config.prefix, result);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {

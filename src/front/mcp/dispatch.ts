@@ -14,6 +14,7 @@ import type { Era } from '../../upstream/conn.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { laneStatus, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 import { type Plan, planRequest } from './plan.js';
+import { listTasks } from './tasks-list.js';
 
 export interface DispatchDeps {
   policy: () => Policy;
@@ -152,6 +153,10 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
       return dispatchNamed(d, lane, { ...req, params: { ...params, name: plan.name, arguments: plan.arguments } });
     case 'not-found':
       return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
+    case 'tasks-list':
+      return listTasks(d, lane, params);
+    case 'task-unknown':
+      return { status: 200, error: { code: ERR.invalidParams, message: 'Failed to retrieve task: Task not found' } };
     case 'refuse':
       return { status: 403, error: { code: ERR.notInCatalog, message: `"${plan.target.slice(0, 200)}" is not in this lane's catalog` } };
     case 'forward':

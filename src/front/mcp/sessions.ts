@@ -121,12 +121,16 @@ export class Sessions {
     else s.resources.delete(uri);
   }
 
-  /** A resource update for exactly these holders of the lane (sessions' GET streams, listen streams). */
+  /**
+   * A resource update (or a task's status) for exactly these holders of the lane (sessions' GET
+   * streams, listen streams). A resource update reaches only a session still subscribed to its URI.
+   */
   deliverToHolders(lane: string, holders: string[], msg: Record<string, unknown>): void {
     const uri = String((msg.params as { uri?: unknown } | undefined)?.uri ?? '');
+    const update = msg.method === 'notifications/resources/updated';
     for (const h of holders) {
       const s = this.byId.get(h);
-      if (s?.lane === lane && s.resources.has(uri)) for (const st of s.streams) st.send(msg);
+      if (s?.lane === lane && (!update || s.resources.has(uri))) for (const st of s.streams) st.send(msg);
     }
     for (const l of this.listeners) {
       if (l.lane === lane && holders.includes(l.holder) && l.filter.resourceSubscriptions?.includes(uri)) l.send(msg);

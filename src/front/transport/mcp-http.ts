@@ -4,6 +4,7 @@ import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
+import { TASK_CAPABILITY } from '../mcp/tasks-list.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom, legacyRender } from './answer.js';
@@ -149,7 +150,13 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
       {
         jsonrpc: '2.0',
         id: msg.id,
-        result: { protocolVersion: version, capabilities: FRONT_CAPABILITIES, serverInfo: d.serverInfo, instructions: d.instructions },
+        result: {
+          protocolVersion: version,
+          // Tasks (2025-11-25) are served to handshake-era lanes of that revision.
+          capabilities: version >= '2025-11-25' ? { ...FRONT_CAPABILITIES, tasks: TASK_CAPABILITY } : FRONT_CAPABILITIES,
+          serverInfo: d.serverInfo,
+          instructions: d.instructions,
+        },
       },
       200,
       { 'Mcp-Session-Id': session.id },

@@ -1,0 +1,35 @@
+import { callerParams } from '../../link/forward.js';
+import { hostsForLane } from '../../routing/route.js';
+import { ERR } from '../../rpc/jsonrpc.js';
+import type { Dispatched, DispatchDeps } from './dispatch.js';
+
+/**
+ * What the gateway declares of 2025-11-25 tasks to a handshake-era lane: tools/call may be a task
+ * (where the upstream runs it as one; elsewhere the call says so), and tasks are listed and cancelled.
+ */
+export const TASK_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
+
+/** How long tasks/list waits for each host (each asks its children for their tasks' states). */
+const LIST_TIMEOUT_MS = 15_000;
+
+/**
+ * tasks/list for a lane's session: every host the lane's catalog spans lists that session's own
+ * tasks (ids prefixed by server, as names are), merged in one page. A host that cannot answer
+ * holds no reachable task of the lane. The gateway hands out no cursor, so any cursor is unknown.
+ */
+export const listTasks = async (d: DispatchDeps, lane: string, params: Record<string, unknown>): Promise<Dispatched> => {
+  if (params.cursor !== undefined) return { status: 200, error: { code: ERR.invalidParams, message: 'Invalid cursor' } };
+  const caller = { lane, era: d.era ?? 'legacy', holder: d.holder ?? '' };
+  const lists = await Promise.all(
+    [...hostsForLane(d.policy(), lane).keys()].map(async (key) => {
+      try {
+        const raw = await d.hostRequestRaw(key, 'tasks/list', callerParams({}, caller), LIST_TIMEOUT_MS, d.signal);
+        const tasks = raw.parsed().tasks;
+        return Array.isArray(tasks) ? (tasks as Record<string, unknown>[]) : [];
+      } catch {
+        return [];
+      }
+    }),
+  );
+  return { status: 200, result: { tasks: lists.flat() } };
+};

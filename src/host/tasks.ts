@@ -1,0 +1,194 @@
+import { randomBytes } from 'node:crypto';
+import { type HostOut, LINK } from '../link/protocol.js';
+import type { Log } from '../log/lite.js';
+import { splitPrefixed } from '../naming/prefix.js';
+import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
+import type { UpstreamConn } from '../upstream/conn.js';
+import { prefixResultUris } from './surface.js';
+import type { ChildScope, ServerSlot } from './slot.js';
+import {
+  grantedTtl,
+  laneTask,
+  MAX_TASKS_PER_HOLDER,
+  relatedTaskOf,
+  type TaskEntry,
+  TaskTable,
+  TERMINAL,
+  withRelatedTask,
+} from './task-table.js';
+
+type Params = Record<string, unknown>;
+type Entry = TaskEntry<UpstreamConn>;
+
+/** The 2025-11-25 task methods a lane may send; each is answered here, never by guessing a child. */
+export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list']);
+
+export const TASK_STATUS = 'notifications/tasks/status';
+
+/** The one answer for a task that does not exist, is another lane's, or another session's. */
+const notFound = (): RpcFailure => new RpcFailure({ code: ERR.invalidParams, message: 'Failed to retrieve task: Task not found' });
+
+/** How long a tasks/list waits for one child's view of one task before showing the last one known. */
+const LIST_POLL_MS = 5_000;
+
+export interface HostTaskDeps {
+  byPrefix: (prefix: string) => ServerSlot | undefined;
+  /** The servers the lane's loadout names on this host right now. */
+  serversOf: (lane: string) => readonly string[];
+  notify: HostOut['notify'];
+  log: Log;
+}
+
+export interface TaskCaller {
+  lane: string;
+  holder: string;
+}
+
+/** Whether an upstream runs tools/call as a task (2025-11-25 capability tasks.requests.tools.call). */
+const runsToolTasks = (conn: UpstreamConn): boolean => {
+  const tasks = conn.init.capabilities.tasks as { requests?: { tools?: { call?: unknown } } } | undefined;
+  return tasks?.requests?.tools?.call !== undefined;
+};
+
+/**
+ * A host's side of 2025-11-25 tasks: a task-augmented tools/call gets a lane-visible id owned by
+ * the calling lane and session; tasks/get, tasks/result and tasks/cancel reach exactly the child
+ * that holds the task; tasks/list shows the caller's own tasks on this host; a child's status
+ * notification reaches only the owning session; a child that exits fails its tasks, naming itself.
+ */
+export class HostTasks {
+  readonly table = new TaskTable<UpstreamConn>(Date.now, () => randomBytes(16).toString('hex'));
+
+  constructor(private readonly d: HostTaskDeps) {}
+
+  /**
+   * Before a task-augmented tools/call leaves: the upstream must run tools as tasks, the session
+   * must have room for one more, and the ttl asked for is capped. Returns the params to send.
+   */
+  prepare(slot: ServerSlot, conn: UpstreamConn, who: TaskCaller, params: Params): Params {
+    if (!runsToolTasks(conn))
+      throw new RpcFailure({
+        code: ERR.methodNotFound,
+        message: `upstream "${slot.config.name}" does not run tools/call as a task (it declares no tasks.requests.tools.call); call it without "task"`,
+      });
+    if (this.table.countOf(who.lane, who.holder) >= MAX_TASKS_PER_HOLDER)
+      throw new RpcFailure({
+        code: ERR.invalidRequest,
+        message: `lanegate: this session already has ${MAX_TASKS_PER_HOLDER} tasks on this host; settle some (tasks/result, tasks/cancel) first`,
+      });
+    const task = (typeof params.task === 'object' && params.task !== null ? params.task : {}) as Params;
+    return { ...params, task: { ...task, ttl: grantedTtl(task.ttl) } };
+  }
+
+  /** The upstream's CreateTaskResult, recorded and shown to the lane under the lane's own id. */
+  adopt(slot: ServerSlot, childKey: string, conn: UpstreamConn, who: TaskCaller, asked: Params, result: Params): Params {
+    const task = result.task;
+    if (typeof task !== 'object' || task === null || typeof (task as Params).taskId !== 'string') return result;
+    const ttlMs = Math.min(grantedTtl((asked.task as Params | undefined)?.ttl), grantedTtl((task as Params).ttl));
+    const e = this.table.add({
+      prefix: slot.config.prefix,
+      server: slot.config.name,
+      childKey,
+      conn,
+      lane: who.lane,
+      holder: who.holder,
+      task: task as Params,
+      ttlMs,
+    });
+    this.d.log.info({ event: 'task_created', server: e.server, lane: e.lane }, 'task created');
+    return { ...result, task: laneTask(e) };
+  }
+
+  /** tasks/get, tasks/result, tasks/cancel, tasks/list of a lane's session. */
+  async handle(method: string, who: TaskCaller, params: Params, signal?: AbortSignal): Promise<Params> {
+    if (method === 'tasks/list') return this.list(who);
+    const e = this.owned(params.taskId, who);
+    if (e.gone) {
+      if (method === 'tasks/get') return laneTask(e);
+      if (method === 'tasks/cancel')
+        throw new RpcFailure({ code: ERR.invalidParams, message: `Cannot cancel task: already in terminal status '${e.status}'` });
+      throw new RpcFailure({ code: ERR.unavailable, message: `${e.gone}; the task's result is gone` });
+    }
+    const slot = this.d.byPrefix(splitPrefixed(e.id)?.prefix ?? '');
+    const timeoutMs = slot?.config.callTimeoutMs ?? 60_000;
+    let result: Params;
+    try {
+      result = await e.conn.request(method, { taskId: e.upstreamId }, timeoutMs, signal);
+    } catch (err) {
+      if (err instanceof RpcFailure && (err.rpc.code === ERR.unavailable || err.rpc.code === ERR.timeout))
+        throw new RpcFailure({ code: err.rpc.code, message: `upstream "${e.server}": ${err.rpc.message}` });
+      throw err;
+    }
+    if (method === 'tasks/result') {
+      e.settled = true;
+      const shown = withRelatedTask(result, e.id) ?? result;
+      return slot ? prefixResultUris('tools/call', slot.config.prefix, shown) : shown;
+    }
+    this.table.observe(e, result);
+    if (method === 'tasks/cancel') e.settled = true;
+    return laneTask(e, result);
+  }
+
+  /** The caller's task, or the one not-found answer (unknown, expired, another lane's or session's). */
+  private owned(taskId: unknown, who: TaskCaller): Entry {
+    const e = typeof taskId === 'string' ? this.table.owned(taskId, who.lane, who.holder) : undefined;
+    // A server that left the lane's loadout took its tasks with it.
+    if (!e || !this.d.serversOf(who.lane).includes(e.server)) throw notFound();
+    return e;
+  }
+
+  /** The caller's tasks on this host, each as its child says now (or as last known if it cannot). */
+  private async list(who: TaskCaller): Promise<Params> {
+    const servers = this.d.serversOf(who.lane);
+    const mine = this.table.ownedBy(who.lane, who.holder).filter((e) => servers.includes(e.server));
+    const tasks = await Promise.all(
+      mine.map(async (e) => {
+        if (e.gone || TERMINAL.has(e.status)) return laneTask(e);
+        try {
+          const now = await e.conn.request('tasks/get', { taskId: e.upstreamId }, LIST_POLL_MS);
+          this.table.observe(e, now);
+          return laneTask(e, now);
+        } catch {
+          return laneTask(e);
+        }
+      }),
+    );
+    return { tasks };
+  }
+
+  /** A child's notification: a task status goes to the owning session only. Returns whether it was one. */
+  notification(server: string, scope: ChildScope, n: RpcNotification): boolean {
+    if (n.method !== TASK_STATUS) return false;
+    const e = this.table.byUpstream(server, scope.key, n.params?.taskId);
+    // A status for no task of ours (or from a child several lanes use) reaches no one.
+    if (!e || scope.lanes === 'all') return true;
+    this.table.observe(e, n.params ?? {});
+    this.tell(e, laneTask(e, n.params ?? {}));
+    return true;
+  }
+
+  /** A child's request that names one of its tasks (elicitation during tasks/result): the lane's id instead. */
+  inbound(server: string, scope: ChildScope, r: RpcRequest): RpcRequest {
+    const upstreamId = relatedTaskOf(r.params);
+    if (upstreamId === undefined) return r;
+    const e = this.table.byUpstream(server, scope.key, upstreamId);
+    return e ? { ...r, params: withRelatedTask(r.params, e.id) ?? {} } : r;
+  }
+
+  /** A child exited: its tasks fail (naming the server) and their sessions are told. */
+  childGone(server: string, conn: UpstreamConn, detail: string): void {
+    const why = `upstream "${server}" ${detail} with the task outstanding`;
+    for (const e of this.table.childGone(conn, why)) {
+      this.d.log.info({ event: 'task_failed', server, lane: e.lane }, 'task failed: its child exited');
+      this.tell(e, laneTask(e));
+    }
+  }
+
+  holds(server: string, childKey: string): boolean {
+    return this.table.holds(server, childKey);
+  }
+
+  private tell(e: Entry, task: Params): void {
+    this.d.notify(LINK.laneEvent, { lane: e.lane, holders: [e.holder], method: TASK_STATUS, params: task });
+  }
+}
