@@ -28,6 +28,20 @@ export const TASK_STATUS = 'notifications/tasks/status';
 /** The one answer for a task that does not exist, is another lane's, or another session's. */
 const notFound = (): RpcFailure => new RpcFailure({ code: ERR.invalidParams, message: 'Failed to retrieve task: Task not found' });
 
+/** A task whose child exited: its last state for tasks/get; for tasks/result and tasks/cancel, why not. */
+const goneAnswer = (method: string, e: Entry): Params => {
+  if (method === 'tasks/get') return laneTask(e);
+  if (method === 'tasks/cancel')
+    throw new RpcFailure({ code: ERR.invalidParams, message: `Cannot cancel task: already in terminal status '${e.status}'` });
+  throw new RpcFailure({ code: ERR.unavailable, message: `${e.gone ?? `upstream "${e.server}" exited`}; the task's result is gone` });
+};
+
+/** Waits (briefly, bounded) for a task's child to be seen exiting. */
+const goneSoon = async (e: Entry): Promise<boolean> => {
+  for (let i = 0; i < 40 && !e.gone; i += 1) await new Promise((r) => setTimeout(r, 25));
+  return e.gone !== undefined;
+};
+
 /** How long a tasks/list waits for one child's view of one task before showing the last one known. */
 const LIST_POLL_MS = 5_000;
 
@@ -103,18 +117,15 @@ export class HostTasks {
   async handle(method: string, who: TaskCaller, params: Params, signal?: AbortSignal): Promise<Params> {
     if (method === 'tasks/list') return this.list(who);
     const e = this.owned(params.taskId, who);
-    if (e.gone) {
-      if (method === 'tasks/get') return laneTask(e);
-      if (method === 'tasks/cancel')
-        throw new RpcFailure({ code: ERR.invalidParams, message: `Cannot cancel task: already in terminal status '${e.status}'` });
-      throw new RpcFailure({ code: ERR.unavailable, message: `${e.gone}; the task's result is gone` });
-    }
+    if (e.gone) return goneAnswer(method, e);
     const slot = this.d.byPrefix(splitPrefixed(e.id)?.prefix ?? '');
     const timeoutMs = slot?.config.callTimeoutMs ?? 60_000;
     let result: Params;
     try {
       result = await e.conn.request(method, { taskId: e.upstreamId }, timeoutMs, signal);
     } catch (err) {
+      // The child's pipes close a moment before its exit is seen: a task it took along reads as gone.
+      if (err instanceof RpcFailure && err.rpc.code === ERR.unavailable && (await goneSoon(e))) return goneAnswer(method, e);
       if (err instanceof RpcFailure && (err.rpc.code === ERR.unavailable || err.rpc.code === ERR.timeout))
         throw new RpcFailure({ code: err.rpc.code, message: `upstream "${e.server}": ${err.rpc.message}` });
       throw err;
