@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type HostOut, LINK } from '../link/protocol.js';
+import { type HostOut, LINK, TASK_NOT_FOUND } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import { splitPrefixed } from '../naming/prefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
@@ -26,7 +26,7 @@ export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/re
 export const TASK_STATUS = 'notifications/tasks/status';
 
 /** The one answer for a task that does not exist, is another lane's, or another session's. */
-const notFound = (): RpcFailure => new RpcFailure({ code: ERR.invalidParams, message: 'Failed to retrieve task: Task not found' });
+const notFound = (): RpcFailure => new RpcFailure({ code: ERR.invalidParams, message: TASK_NOT_FOUND });
 
 /** A task whose child exited: its last state for tasks/get; for tasks/result and tasks/cancel, why not. */
 const goneAnswer = (method: string, e: Entry): Params => {

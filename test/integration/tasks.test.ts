@@ -8,9 +8,10 @@ import {
   ElicitRequestSchema,
   type Notification,
 } from '@modelcontextprotocol/sdk/types.js';
-import { everythingServer, operatorApi, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { everythingServer, measureThenRestart, operatorApi, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession, post, textOf } from '../helpers/mcp.js';
 import { connectV1 } from '../helpers/v1-client.js';
+import { TASK_NOT_FOUND } from '../../src/link/protocol.js';
 
 const RESEARCH = 'every_simulate-research-query';
 
@@ -114,7 +115,7 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     const idA = await startTask(a1.client, 'owls');
     const idB = await startTask(b.client, 'bats');
     const unknown = await codeOf(a1.client.experimental.tasks.getTask('every_task-00000000000000000000000000000000'));
-    assert.deepEqual(unknown, { code: -32602, message: 'MCP error -32602: Failed to retrieve task: Task not found' });
+    assert.deepEqual(unknown, { code: -32602, message: `MCP error -32602: ${TASK_NOT_FOUND}` });
     for (const [who, other] of [
       [b.client, idA],
       [a2.client, idA],
@@ -131,7 +132,7 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     assert.deepEqual(await codeOf(b.client.experimental.tasks.getTask(idA.slice(0, -1))), unknown);
     const headers = await legacySession(gw.url, tb);
     const raw = await post(gw.url, { jsonrpc: '2.0', id: 9, method: 'tasks/cancel', params: { taskId: idA } }, headers);
-    assert.deepEqual(raw.json?.error, { code: -32602, message: 'Failed to retrieve task: Task not found' });
+    assert.deepEqual(raw.json?.error, { code: -32602, message: TASK_NOT_FOUND });
     // Nothing of the attempts touched the owners' tasks: both run on and complete.
     assert.deepEqual((await a1.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId), [idA]);
     assert.deepEqual((await b.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId), [idB]);
@@ -200,5 +201,62 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     assert.match(r.message, /upstream "everything" crashed.*the task's result is gone/);
     assert.ok(statusesOf(seen, id).includes('failed'));
     await client.close();
+  });
+});
+
+describe('a task survives its lane moving off a shared child', () => {
+  let gw: RunningGateway;
+  let ta: string;
+  let tb: string;
+
+  before(async () => {
+    // server-everything demonstrated on echo and get-sum, then placed shared at the restart.
+    const first = await startGateway(policy);
+    gw = await measureThenRestart(first);
+    ta = await gw.token('a');
+    tb = await gw.token('b');
+  });
+  after(async () => gw.stop());
+
+  const childrenOf = async (): Promise<{ server: string; lane?: string; lanes?: string[]; pid: number }[]> => {
+    const procs = (await operatorApi(gw, '/api/processes')) as {
+      hosts: Record<string, { children: { server: string; lane?: string; lanes?: string[]; pid: number }[] }>;
+    };
+    return Object.values(procs.hosts).flatMap((h) => h.children);
+  };
+
+  it('a task-augmented call on the shared child moves the lane to its own child first, and the task completes there', async () => {
+    const a = await connectV1(gw.url, ta);
+    const b = await connectV1(gw.url, tb);
+    // Both lanes start on the one shared child (echo is in the demonstrated scope).
+    assert.match(textOf(await a.client.callTool({ name: 'every_echo', arguments: { message: 'hi' } })), /hi/);
+    assert.match(textOf(await b.client.callTool({ name: 'every_echo', arguments: { message: 'yo' } })), /yo/);
+    const before = await childrenOf();
+    assert.deepEqual(
+      before.filter((c) => c.server === 'everything').map((c) => c.lane ?? `shared:${(c.lanes ?? []).join(',')}`),
+      ['shared:a,b'],
+    );
+    await a.client.listTools();
+    let id = '';
+    let report = '';
+    for await (const m of a.client.experimental.tasks.callToolStream({ name: RESEARCH, arguments: { topic: 'reefs' } }, CallToolResultSchema)) {
+      if (m.type === 'taskCreated') id = m.task.taskId;
+      if (m.type === 'result') report = textOf(m.result);
+      if (m.type === 'error') throw m.error;
+    }
+    assert.match(report, /Research Report: reefs/);
+    // The task ran on lane a's own child; lane b stayed on the shared one and cannot see the task.
+    const afterMove = (await childrenOf()).filter((c) => c.server === 'everything');
+    assert.ok(afterMove.some((c) => c.lane === 'a'), JSON.stringify(afterMove));
+    assert.ok(afterMove.some((c) => c.lane === undefined && c.lanes?.includes('b') && !c.lanes.includes('a')), JSON.stringify(afterMove));
+    assert.deepEqual(await codeOf(b.client.experimental.tasks.getTask(id)), {
+      code: -32602,
+      message: `MCP error -32602: ${TASK_NOT_FOUND}`,
+    });
+    const status = textOf(await a.client.callTool({ name: 'lanegate_status', arguments: {} }));
+    assert.match(status, /simulate-research-query \(as a task\)/);
+    // After the move the lane's task is still reachable from its session.
+    assert.equal((await a.client.experimental.tasks.getTask(id)).status, 'completed');
+    for (const c of [a, b]) await c.client.close();
   });
 });

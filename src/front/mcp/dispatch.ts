@@ -1,5 +1,5 @@
 import { lastsUntilOperatorActs } from '../../link/absence.js';
-import { type AbsenceCode, LINK, META } from '../../link/protocol.js';
+import { type AbsenceCode, LINK, META, TASK_NOT_FOUND } from '../../link/protocol.js';
 import type { Policy } from '../../policy/model.js';
 import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forward.js';
 import { LIST_FIELDS } from '../../link/lists.js';
@@ -156,7 +156,7 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     case 'tasks-list':
       return listTasks(d, lane, params);
     case 'task-unknown':
-      return { status: 200, error: { code: ERR.invalidParams, message: 'Failed to retrieve task: Task not found' } };
+      return { status: 200, error: { code: ERR.invalidParams, message: TASK_NOT_FOUND } };
     case 'refuse':
       return { status: 403, error: { code: ERR.notInCatalog, message: `"${plan.target.slice(0, 200)}" is not in this lane's catalog` } };
     case 'forward':
