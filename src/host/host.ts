@@ -103,7 +103,8 @@ export class Host {
         onNotification: (server, scope, n) => {
           if (!this.tasks.notification(server, scope, n)) this.frames.notification(server, scope, n);
         },
-        onServerRequest: async (server, scope, r) => this.frames.request(server, scope, this.tasks.inbound(server, scope, r)),
+        onServerRequest: async (server, scope, r) =>
+          this.tasks.parked(server, scope, r) ?? this.frames.request(server, scope, this.tasks.inbound(server, scope, r)),
         onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
         // A child holding a subscription or a task a lane has not settled is never stopped as idle.
         held: (server, key) => this.resources.held(server, key) || this.tasks.holds(server, key),
@@ -179,7 +180,7 @@ export class Host {
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.list(req.method, lane, era);
-    if (TASK_METHODS.has(req.method)) return this.tasks.handle(req.method, { lane, holder }, params, signal);
+    if (TASK_METHODS.has(req.method)) return this.tasks.handle(req.method, { lane, holder, era }, params, signal);
     const target = unprefixRequest(req.method, params);
     if (target)
       return this.forward(
@@ -277,13 +278,16 @@ export class Host {
     }
     const meta = params._meta as Params | undefined;
     // A task-augmented call: the task is recorded as this lane's and session's, under an id of ours.
-    const asTask = method === 'tools/call' && params.task !== undefined;
-    const asked = asTask ? this.tasks.prepare(slot, conn, { lane, holder }, params) : params;
+    const who = { lane, holder, era };
+    const call =
+      method === 'tools/call'
+        ? await this.tasks.asTask(slot, conn, () => this.vettedSurface(slot, lane, era).catch(() => undefined), who, params)
+        : { task: false, params };
     const tracked = this.progress.track(lane, meta?.progressToken);
-    const sent = tracked !== undefined ? { ...asked, _meta: { ...meta, progressToken: tracked } } : asked;
+    const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      if (asTask) return this.tasks.adopt(slot, slot.keyFor(lane, era), conn, { lane, holder }, asked, result);
+      if (call.task) return this.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
       return prefixResultUris(method, slot.config.prefix, result);
     } catch (e) {
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {

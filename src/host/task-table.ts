@@ -34,6 +34,22 @@ export interface TaskEntry<C> {
   gone?: string;
   /** The lane has its result (or cancelled it): it no longer keeps the child alive. */
   settled: boolean;
+  /** For a 2026-07-28 lane: how the task ended upstream, and the child's requests it waits on. */
+  modern?: ModernState;
+}
+
+/** A child's request parked until a 2026-07-28 lane answers it with tasks/update. */
+export interface Parked {
+  method: string;
+  params: Record<string, unknown>;
+  answer: (r: Record<string, unknown>) => void;
+  fail: (e: Error) => void;
+}
+
+export interface ModernState {
+  final?: { result: Record<string, unknown> } | { error: { code: number; message: string } };
+  inputs: Map<string, Parked>;
+  seq: number;
 }
 
 /** A lane-visible id: routes by the server's prefix, carries nothing else. */

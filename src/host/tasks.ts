@@ -3,7 +3,10 @@ import { type HostOut, LINK, TASK_NOT_FOUND } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import { splitPrefixed } from '../naming/prefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
-import type { UpstreamConn } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
+import type { Surface } from '../guard/scanner.js';
+import { modernHandle, park, startModern } from './modern-tasks.js';
+import { declaresTasks, LEGACY_ONLY, missingTasksCapability, MODERN_ONLY, modernTask, taskRequired, wrongEra } from './tasks-modern.js';
 import { prefixResultUris } from './surface.js';
 import type { ChildScope, ServerSlot } from './slot.js';
 import {
@@ -21,7 +24,7 @@ type Params = Record<string, unknown>;
 type Entry = TaskEntry<UpstreamConn>;
 
 /** The 2025-11-25 task methods a lane may send; each is answered here, never by guessing a child. */
-export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list']);
+export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/list', 'tasks/update']);
 
 export const TASK_STATUS = 'notifications/tasks/status';
 
@@ -56,6 +59,7 @@ export interface HostTaskDeps {
 export interface TaskCaller {
   lane: string;
   holder: string;
+  era: Era;
 }
 
 /** Whether an upstream runs tools/call as a task (2025-11-25 capability tasks.requests.tools.call). */
@@ -74,6 +78,27 @@ export class HostTasks {
   readonly table = new TaskTable<UpstreamConn>(Date.now, () => randomBytes(16).toString('hex'));
 
   constructor(private readonly d: HostTaskDeps) {}
+
+  /**
+   * Whether a tools/call runs as a task, and the params it leaves with. A handshake-era lane asks
+   * with `task`. For a 2026-07-28 lane the gateway decides, as the extension has the server do: a
+   * tool the upstream runs only as a task becomes one if the lane declared the extension, and is
+   * refused with -32021 if it did not; `task` means nothing in that revision and is dropped.
+   */
+  async asTask(
+    slot: ServerSlot,
+    conn: UpstreamConn,
+    surface: () => Promise<Surface | undefined>,
+    who: TaskCaller,
+    params: Params,
+  ): Promise<{ task: boolean; params: Params }> {
+    if (who.era !== 'modern')
+      return params.task === undefined ? { task: false, params } : { task: true, params: this.prepare(slot, conn, who, params) };
+    const { task: _dropped, ...rest } = params;
+    if (!runsToolTasks(conn) || !taskRequired(await surface(), params.name)) return { task: false, params: rest };
+    if (!declaresTasks(params)) throw missingTasksCapability(`${slot.config.prefix}_${String(params.name)}`);
+    return { task: true, params: this.prepare(slot, conn, who, { ...rest, task: {} }) };
+  }
 
   /**
    * Before a task-augmented tools/call leaves: the upstream must run tools as tasks, the session
@@ -110,16 +135,21 @@ export class HostTasks {
       ttlMs,
     });
     this.d.log.info({ event: 'task_created', server: e.server, lane: e.lane }, 'task created');
-    return { ...result, task: laneTask(e) };
+    if (who.era !== 'modern') return { ...result, task: laneTask(e) };
+    startModern(e, slot.config.prefix);
+    return { resultType: 'task', ...modernTask(e.id, task as Params, e.status) };
   }
 
   /** tasks/get, tasks/result, tasks/cancel, tasks/list of a lane's session. */
   async handle(method: string, who: TaskCaller, params: Params, signal?: AbortSignal): Promise<Params> {
+    const modern = who.era === 'modern';
+    if (modern ? LEGACY_ONLY.has(method) : method === MODERN_ONLY) throw wrongEra(method, modern);
     if (method === 'tasks/list') return this.list(who);
     const e = this.owned(params.taskId, who);
-    if (e.gone) return goneAnswer(method, e);
     const slot = this.d.byPrefix(splitPrefixed(e.id)?.prefix ?? '');
     const timeoutMs = slot?.config.callTimeoutMs ?? 60_000;
+    if (e.modern) return modernHandle(e, method, params, timeoutMs, signal);
+    if (e.gone) return goneAnswer(method, e);
     let result: Params;
     try {
       result = await e.conn.request(method, { taskId: e.upstreamId }, timeoutMs, signal);
@@ -174,8 +204,15 @@ export class HostTasks {
     // A status for no task of ours (or from a child several lanes use) reaches no one.
     if (!e || scope.lanes === 'all') return true;
     this.table.observe(e, n.params ?? {});
-    this.tell(e, laneTask(e, n.params ?? {}));
+    // A 2026-07-28 lane has no session to tell; it polls tasks/get.
+    if (!e.modern) this.tell(e, laneTask(e, n.params ?? {}));
     return true;
+  }
+
+  /** A child's request about a 2026-07-28 lane's task: parked as that task's input request (else undefined). */
+  parked(server: string, scope: ChildScope, r: RpcRequest): Promise<Params> | undefined {
+    const e = this.table.byUpstream(server, scope.key, relatedTaskOf(r.params));
+    return e?.modern ? park(e, r) : undefined;
   }
 
   /** A child's request that names one of its tasks (elicitation during tasks/result): the lane's id instead. */
@@ -191,7 +228,8 @@ export class HostTasks {
     const why = `upstream "${server}" ${detail} with the task outstanding`;
     for (const e of this.table.childGone(conn, why)) {
       this.d.log.info({ event: 'task_failed', server, lane: e.lane }, 'task failed: its child exited');
-      this.tell(e, laneTask(e));
+      for (const p of [...(e.modern?.inputs.values() ?? [])]) p.fail(new RpcFailure({ code: ERR.unavailable, message: why }));
+      if (!e.modern) this.tell(e, laneTask(e));
     }
   }
 

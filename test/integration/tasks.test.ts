@@ -2,12 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CallToolResultSchema,
-  CreateTaskResultSchema,
-  ElicitRequestSchema,
-  type Notification,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, CreateTaskResultSchema, ElicitRequestSchema, type Notification } from '@modelcontextprotocol/sdk/types.js';
 import { everythingServer, measureThenRestart, operatorApi, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession, post, textOf } from '../helpers/mcp.js';
 import { connectV1 } from '../helpers/v1-client.js';
@@ -74,10 +69,17 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     await client.close();
     const old = await post(
       gw.url,
-      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } },
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      },
       { authorization: `Bearer ${ta}` },
     );
-    assert.equal((old.json?.result as { capabilities: Record<string, unknown> }).capabilities.tasks, undefined);
+    const caps = (old.json?.result as { capabilities?: Record<string, unknown> } | undefined)?.capabilities;
+    assert.ok(caps);
+    assert.equal(caps.tasks, undefined);
   });
 
   it('every_simulate-research-query (taskSupport: required) completes through lanegate with callToolStream', async () => {
@@ -87,7 +89,10 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     const kinds: string[] = [];
     let id = '';
     let report = '';
-    for await (const m of client.experimental.tasks.callToolStream({ name: RESEARCH, arguments: { topic: 'tides' } }, CallToolResultSchema)) {
+    for await (const m of client.experimental.tasks.callToolStream(
+      { name: RESEARCH, arguments: { topic: 'tides' } },
+      CallToolResultSchema,
+    )) {
       kinds.push(m.type);
       if (m.type === 'taskCreated') id = m.task.taskId;
       if (m.type === 'result') report = textOf(m.result);
@@ -134,8 +139,14 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     const raw = await post(gw.url, { jsonrpc: '2.0', id: 9, method: 'tasks/cancel', params: { taskId: idA } }, headers);
     assert.deepEqual(raw.json?.error, { code: -32602, message: TASK_NOT_FOUND });
     // Nothing of the attempts touched the owners' tasks: both run on and complete.
-    assert.deepEqual((await a1.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId), [idA]);
-    assert.deepEqual((await b.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId), [idB]);
+    assert.deepEqual(
+      (await a1.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId),
+      [idA],
+    );
+    assert.deepEqual(
+      (await b.client.experimental.tasks.listTasks()).tasks.map((t) => t.taskId),
+      [idB],
+    );
     await waitStatus(a1.client, idA, (s) => s === 'completed');
     await waitStatus(b.client, idB, (s) => s === 'completed');
     assert.match(textOf(await a1.client.experimental.tasks.getTaskResult(idA, CallToolResultSchema)), /Research Report: owls/);
@@ -180,7 +191,7 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     }
     assert.equal(asked.length, 1);
     // The elicitation names the task by the lane's id, never the upstream's.
-    assert.deepEqual((asked[0]?._meta as Record<string, unknown>)['io.modelcontextprotocol/related-task'], { taskId: id });
+    assert.deepEqual((asked[0]?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/related-task'], { taskId: id });
     assert.match(report, /Research Report: python \(snake\)/);
     await client.close();
   });
@@ -188,7 +199,9 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
   it('a child that exits with a task outstanding fails it, naming the server', async () => {
     const { client, seen } = await connectV1(gw.url, ta);
     const id = await startTask(client, 'comets');
-    const procs = (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { children: { server: string; lane?: string; pid: number }[] }> };
+    const procs = (await operatorApi(gw, '/api/processes')) as {
+      hosts: Record<string, { children: { server: string; lane?: string; pid: number }[] }>;
+    };
     const child = Object.values(procs.hosts)
       .flatMap((h) => h.children)
       .find((c) => c.server === 'everything' && c.lane === 'a');
@@ -239,7 +252,10 @@ describe('a task survives its lane moving off a shared child', () => {
     await a.client.listTools();
     let id = '';
     let report = '';
-    for await (const m of a.client.experimental.tasks.callToolStream({ name: RESEARCH, arguments: { topic: 'reefs' } }, CallToolResultSchema)) {
+    for await (const m of a.client.experimental.tasks.callToolStream(
+      { name: RESEARCH, arguments: { topic: 'reefs' } },
+      CallToolResultSchema,
+    )) {
       if (m.type === 'taskCreated') id = m.task.taskId;
       if (m.type === 'result') report = textOf(m.result);
       if (m.type === 'error') throw m.error;
@@ -247,8 +263,14 @@ describe('a task survives its lane moving off a shared child', () => {
     assert.match(report, /Research Report: reefs/);
     // The task ran on lane a's own child; lane b stayed on the shared one and cannot see the task.
     const afterMove = (await childrenOf()).filter((c) => c.server === 'everything');
-    assert.ok(afterMove.some((c) => c.lane === 'a'), JSON.stringify(afterMove));
-    assert.ok(afterMove.some((c) => c.lane === undefined && c.lanes?.includes('b') && !c.lanes.includes('a')), JSON.stringify(afterMove));
+    assert.ok(
+      afterMove.some((c) => c.lane === 'a'),
+      JSON.stringify(afterMove),
+    );
+    assert.ok(
+      afterMove.some((c) => c.lane === undefined && c.lanes?.includes('b') && !c.lanes.includes('a')),
+      JSON.stringify(afterMove),
+    );
     assert.deepEqual(await codeOf(b.client.experimental.tasks.getTask(id)), {
       code: -32602,
       message: `MCP error -32602: ${TASK_NOT_FOUND}`,

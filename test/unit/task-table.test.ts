@@ -1,13 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  grantedTtl,
-  laneTask,
-  MAX_TASK_TTL_MS,
-  relatedTaskOf,
-  TaskTable,
-  withRelatedTask,
-} from '../../src/host/task-table.js';
+import { grantedTtl, laneTask, MAX_TASK_TTL_MS, relatedTaskOf, TaskTable, withRelatedTask } from '../../src/host/task-table.js';
 
 const make = () => {
   let t = 1_000;
@@ -20,7 +13,16 @@ const make = () => {
     },
   );
   const add = (lane: string, holder: string, conn = 'c1', upstreamId = 'up-1', ttlMs = 10_000) =>
-    table.add({ prefix: 'every', server: 'everything', childKey: `${lane}|legacy`, conn, lane, holder, task: { taskId: upstreamId, status: 'working' }, ttlMs });
+    table.add({
+      prefix: 'every',
+      server: 'everything',
+      childKey: `${lane}|legacy`,
+      conn,
+      lane,
+      holder,
+      task: { taskId: upstreamId, status: 'working' },
+      ttlMs,
+    });
   return { table, add, tick: (ms: number) => (t += ms) };
 };
 

@@ -50,6 +50,8 @@ export const paramsProblem = (method: string, params: unknown): string | undefin
     case 'tasks/result':
     case 'tasks/cancel':
       return str('taskId');
+    case 'tasks/update':
+      return str('taskId') ?? (isObject(p.inputResponses) ? undefined : 'params.inputResponses must be an object');
     case 'tasks/list':
       return p.cursor !== undefined && typeof p.cursor !== 'string' ? 'params.cursor must be a string' : undefined;
     case 'logging/setLevel':

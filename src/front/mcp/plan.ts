@@ -21,7 +21,7 @@ export type Plan =
   | { kind: 'not-found' };
 
 /** Task methods that name one task: routed by the prefix of its (lanegate-made) id, as names are. */
-const ONE_TASK = new Set(['tasks/get', 'tasks/result', 'tasks/cancel']);
+const ONE_TASK = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']);
 
 /** The longest a front waits for a host beyond the server's own call timeout. */
 const CALL_TIMEOUT_FLOOR_MS = 5_000;

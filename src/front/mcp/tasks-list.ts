@@ -9,6 +9,13 @@ import type { Dispatched, DispatchDeps } from './dispatch.js';
  */
 export const TASK_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
 
+/**
+ * What it declares to a 2026-07-28 lane: the tasks extension (SEP-2663), which that revision moved
+ * tasks into. A tool an upstream runs only as a task is answered with a task to a lane that
+ * declares the extension on its request.
+ */
+export const TASKS_EXTENSION = { 'io.modelcontextprotocol/tasks': {} };
+
 /** How long tasks/list waits for each host (each asks its children for their tasks' states). */
 const LIST_TIMEOUT_MS = 15_000;
 
@@ -18,6 +25,14 @@ const LIST_TIMEOUT_MS = 15_000;
  * holds no reachable task of the lane. The gateway hands out no cursor, so any cursor is unknown.
  */
 export const listTasks = async (d: DispatchDeps, lane: string, params: Record<string, unknown>): Promise<Dispatched> => {
+  if (d.era === 'modern')
+    return {
+      status: 200,
+      error: {
+        code: ERR.methodNotFound,
+        message: 'Method not found: tasks/list is not part of the io.modelcontextprotocol/tasks extension of revision 2026-07-28',
+      },
+    };
   if (params.cursor !== undefined) return { status: 200, error: { code: ERR.invalidParams, message: 'Invalid cursor' } };
   const caller = { lane, era: d.era ?? 'legacy', holder: d.holder ?? '' };
   const lists = await Promise.all(

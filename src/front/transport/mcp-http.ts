@@ -4,7 +4,7 @@ import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
-import { TASK_CAPABILITY } from '../mcp/tasks-list.js';
+import { TASK_CAPABILITY, TASKS_EXTENSION } from '../mcp/tasks-list.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom, legacyRender } from './answer.js';
@@ -115,7 +115,12 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
         id: req.id,
         result: modernResult(
           req.method,
-          { supportedVersions: [MODERN_VERSION], capabilities: FRONT_CAPABILITIES, serverInfo, instructions: d.instructions },
+          {
+            supportedVersions: [MODERN_VERSION],
+            capabilities: { ...FRONT_CAPABILITIES, extensions: TASKS_EXTENSION },
+            serverInfo,
+            instructions: d.instructions,
+          },
           serverInfo,
         ),
       });
