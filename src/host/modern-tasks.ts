@@ -2,7 +2,7 @@ import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { UpstreamConn } from '../upstream/conn.js';
 import { prefixResultUris } from './surface.js';
 import { type ModernState, type TaskEntry, TERMINAL, withRelatedTask } from './task-table.js';
-import { detailedTask, modernTask } from './tasks-modern.js';
+import { detailedTask, inlinedResult, modernTask } from './tasks-modern.js';
 
 type Params = Record<string, unknown>;
 type Entry = TaskEntry<UpstreamConn>;
@@ -18,7 +18,7 @@ export const startModern = (e: Entry, prefix: string): void => {
   e.modern = state;
   e.conn.request('tasks/result', { taskId: e.upstreamId }, Math.max(1, e.expiresAt - Date.now())).then(
     (r) => {
-      state.final = { result: prefixResultUris('tools/call', prefix, withRelatedTask(r, e.id) ?? r) };
+      state.final = { result: prefixResultUris('tools/call', prefix, inlinedResult(r)) };
     },
     (err: unknown) => {
       state.final = {

@@ -1,6 +1,7 @@
 import { CALLER_META } from '../link/config.js';
 import { ERR, RpcFailure, type RpcError } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
+import { RELATED_TASK } from './task-table.js';
 
 type Params = Record<string, unknown>;
 
@@ -26,9 +27,12 @@ export const declaresTasks = (params: Params): boolean => {
   return caller?.capabilities?.extensions?.[TASKS_EXTENSION] !== undefined;
 };
 
-/** A tool the upstream runs only as a task (execution.taskSupport: required). */
-export const taskRequired = (surface: Surface | undefined, name: unknown): boolean =>
-  (surface?.tools ?? []).some((t) => t.name === name && (t.execution as { taskSupport?: unknown } | undefined)?.taskSupport === 'required');
+/** How the upstream lists a tool's task support (execution.taskSupport): required, optional, or neither. */
+export const taskSupportOf = (surface: Surface | undefined, name: unknown): 'required' | 'optional' | undefined => {
+  const t = (surface?.tools ?? []).find((x) => x.name === name);
+  const v = (t?.execution as { taskSupport?: unknown } | undefined)?.taskSupport;
+  return v === 'required' || v === 'optional' ? v : undefined;
+};
 
 /** The error a 2026-07-28 lane gets for a task-only tool when it did not declare the extension. */
 export const missingTasksCapability = (tool: string): RpcFailure =>
@@ -48,6 +52,15 @@ export const modernTask = (id: string, t: Params, status: string): Params => ({
   ttlMs: typeof t.ttl === 'number' ? t.ttl : null,
   ...(typeof t.pollInterval === 'number' ? { pollIntervalMs: t.pollInterval } : {}),
 });
+
+/** A result inlined in tasks/get: without the 2025-11-25 related-task key (the task id is at its root). Pure. */
+export const inlinedResult = (r: Params): Params => {
+  const meta = r._meta as Params | undefined;
+  if (!meta || !(RELATED_TASK in meta)) return r;
+  const { [RELATED_TASK]: _gone, ...rest } = meta;
+  const { _meta: _m, ...body } = r;
+  return Object.keys(rest).length > 0 ? { ...body, _meta: rest } : body;
+};
 
 /** How a task ended upstream, as its tasks/result gave it. */
 export type Final = { result: Params } | { error: RpcError };

@@ -6,7 +6,7 @@ import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/j
 import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { Surface } from '../guard/scanner.js';
 import { modernHandle, park, startModern } from './modern-tasks.js';
-import { declaresTasks, LEGACY_ONLY, missingTasksCapability, MODERN_ONLY, modernTask, taskRequired, wrongEra } from './tasks-modern.js';
+import { declaresTasks, LEGACY_ONLY, missingTasksCapability, MODERN_ONLY, modernTask, taskSupportOf, wrongEra } from './tasks-modern.js';
 import { prefixResultUris } from './surface.js';
 import type { ChildScope, ServerSlot } from './slot.js';
 import {
@@ -95,7 +95,9 @@ export class HostTasks {
     if (who.era !== 'modern')
       return params.task === undefined ? { task: false, params } : { task: true, params: this.prepare(slot, conn, who, params) };
     const { task: _dropped, ...rest } = params;
-    if (!runsToolTasks(conn) || !taskRequired(await surface(), params.name)) return { task: false, params: rest };
+    const support = runsToolTasks(conn) ? taskSupportOf(await surface(), params.name) : undefined;
+    // A tool that may run either way runs as a task only for a lane that declared the extension.
+    if (support === undefined || (support === 'optional' && !declaresTasks(params))) return { task: false, params: rest };
     if (!declaresTasks(params)) throw missingTasksCapability(`${slot.config.prefix}_${String(params.name)}`);
     return { task: true, params: this.prepare(slot, conn, who, { ...rest, task: {} }) };
   }

@@ -32,8 +32,10 @@ describe('tasks for a 2026-07-28 lane (the tasks extension, over a 2025-11-25 up
   let seq = 0;
   const call = async (token: string, method: string, params: Json = {}): Promise<{ status: number; json: Json }> => {
     seq += 1;
-    const taskId = typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {};
-    const r = await modernPost(gw.url, token, seq, method, params, taskId);
+    const taskId: Record<string, string> = typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {};
+    // The extension's methods are asked with the extension declared (the 2026-07-28 client does so on every request).
+    const declared = method.startsWith('tasks/') && params._meta === undefined ? { ...params, _meta: withTasks } : params;
+    const r = await modernPost(gw.url, token, seq, method, declared, taskId);
     return { status: r.status, json: r.json ?? {} };
   };
   const start = async (token: string, args: Json): Promise<string> => {
@@ -71,6 +73,22 @@ describe('tasks for a 2026-07-28 lane (the tasks extension, over a 2025-11-25 up
     assert.equal(err.code, -32021);
     assert.deepEqual(err.data, { requiredCapabilities: { extensions: TASKS } });
     assert.match(String(err.message), /simulate-research-query runs only as a task/);
+  });
+
+  it('tasks/get, tasks/update and tasks/cancel without the extension declared answer -32021, whatever the id', async () => {
+    const id = await start(ta, { topic: 'gulls' });
+    for (const method of ['tasks/get', 'tasks/update', 'tasks/cancel'])
+      for (const taskId of [id, 'gate-test']) {
+        const r = await call(ta, method, { taskId, inputResponses: {}, _meta: {} });
+        const err = r.json.error as Json;
+        assert.equal(err.code, -32021, `${method} ${taskId}`);
+        assert.deepEqual(err.data, { requiredCapabilities: { extensions: TASKS } });
+      }
+    // The refusals touched nothing: the task is still the lane's and still runs.
+    const t = await poll(ta, id, (x) => x.status === 'completed');
+    assert.match(textOf(t.result), /Research Report: gulls/);
+    // The inlined result carries no 2025-11-25 related-task key (the task id is at the root).
+    assert.equal(((t.result as Json)._meta as Json | undefined)?.['io.modelcontextprotocol/related-task'], undefined);
   });
 
   it('every_simulate-research-query completes: a task handle, polling, input as inputRequests answered by tasks/update, the result in tasks/get', async () => {

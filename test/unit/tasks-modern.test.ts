@@ -7,7 +7,8 @@ import {
   missingTasksCapability,
   modernTask,
   TASKS_EXTENSION,
-  taskRequired,
+  taskSupportOf,
+  inlinedResult,
   wrongEra,
 } from '../../src/host/tasks-modern.js';
 
@@ -29,14 +30,23 @@ describe('2025-11-25 tasks as the 2026-07-28 tasks extension (pure)', () => {
     assert.equal(declaresTasks({}), false);
   });
 
-  it('only a tool listed with taskSupport required is made a task', () => {
+  it("reads a tool's task support from the vetted listing", () => {
     const surface = {
       tools: [{ name: 'r', execution: { taskSupport: 'required' } }, { name: 'o', execution: { taskSupport: 'optional' } }, { name: 'p' }],
     };
-    assert.ok(taskRequired(surface as never, 'r'));
-    assert.equal(taskRequired(surface as never, 'o'), false);
-    assert.equal(taskRequired(surface as never, 'p'), false);
-    assert.equal(taskRequired(undefined, 'r'), false);
+    assert.equal(taskSupportOf(surface as never, 'r'), 'required');
+    assert.equal(taskSupportOf(surface as never, 'o'), 'optional');
+    assert.equal(taskSupportOf(surface as never, 'p'), undefined);
+    assert.equal(taskSupportOf(surface as never, 'zz'), undefined);
+    assert.equal(taskSupportOf(undefined, 'r'), undefined);
+  });
+
+  it("drops 2025-11-25's related-task key from a result inlined in tasks/get, and nothing else", () => {
+    const rel = 'io.modelcontextprotocol/related-task';
+    assert.deepEqual(inlinedResult({ content: [], _meta: { [rel]: { taskId: 'u' } } }), { content: [] });
+    assert.deepEqual(inlinedResult({ content: [], _meta: { [rel]: { taskId: 'u' }, k: 1 } }), { content: [], _meta: { k: 1 } });
+    const plain = { content: [], _meta: { k: 1 } };
+    assert.equal(inlinedResult(plain), plain);
   });
 
   it('renames ttl and pollInterval, keeps the lane id, and says unlimited as null', () => {

@@ -4,7 +4,7 @@ import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
-import { TASK_CAPABILITY, TASKS_EXTENSION } from '../mcp/tasks-list.js';
+import { TASK_CAPABILITY, TASKS_EXTENSION } from '../mcp/tasks.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom, legacyRender } from './answer.js';

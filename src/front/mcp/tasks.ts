@@ -16,6 +16,30 @@ export const TASK_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call
  */
 export const TASKS_EXTENSION = { 'io.modelcontextprotocol/tasks': {} };
 
+const MISSING_CLIENT_CAPABILITY = -32021;
+const MODERN_TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
+/**
+ * A 2026-07-28 lane's tasks/get, tasks/update or tasks/cancel on a request that does not declare
+ * the tasks extension: -32021 naming it (the extension's methods exist only for a client that
+ * declares it). Undefined when the request may go on. Pure.
+ */
+export const modernTaskGate = (method: string, params: Record<string, unknown>): Dispatched | undefined => {
+  if (!MODERN_TASK_METHODS.has(method)) return undefined;
+  const caps = (params._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/clientCapabilities'] as
+    | { extensions?: Record<string, unknown> }
+    | undefined;
+  if (caps?.extensions?.['io.modelcontextprotocol/tasks'] !== undefined) return undefined;
+  return {
+    status: 200,
+    error: {
+      code: MISSING_CLIENT_CAPABILITY,
+      message: `Missing required client capability: ${method} belongs to the io.modelcontextprotocol/tasks extension; declare it in clientCapabilities`,
+      data: { requiredCapabilities: { extensions: TASKS_EXTENSION } },
+    },
+  };
+};
+
 /** How long tasks/list waits for each host (each asks its children for their tasks' states). */
 const LIST_TIMEOUT_MS = 15_000;
 
