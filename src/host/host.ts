@@ -100,9 +100,8 @@ export class Host {
       placement,
       {
         connect: this.connect,
-        onNotification: (server, scope, n) => {
-          if (!this.tasks.notification(server, scope, n)) this.frames.notification(server, scope, n);
-        },
+        onNotification: (server, scope, n) =>
+          void (this.tasks.notification(server, scope, n) || this.frames.notification(server, scope, n)),
         onServerRequest: async (server, scope, r) =>
           this.tasks.parked(server, scope, r) ?? this.frames.request(server, scope, this.tasks.inbound(server, scope, r)),
         onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
@@ -279,10 +278,7 @@ export class Host {
     const meta = params._meta as Params | undefined;
     // A task-augmented call: the task is recorded as this lane's and session's, under an id of ours.
     const who = { lane, holder, era };
-    const call =
-      method === 'tools/call'
-        ? await this.tasks.asTask(slot, conn, () => this.vettedSurface(slot, lane, era).catch(() => undefined), who, params)
-        : { task: false, params };
+    const call = await this.tasks.asTask(slot, conn, () => this.vettedSurface(slot, lane, era).catch(() => undefined), who, method, params);
     const tracked = this.progress.track(lane, meta?.progressToken);
     const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
     try {

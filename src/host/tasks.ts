@@ -90,8 +90,10 @@ export class HostTasks {
     conn: UpstreamConn,
     surface: () => Promise<Surface | undefined>,
     who: TaskCaller,
+    method: string,
     params: Params,
   ): Promise<{ task: boolean; params: Params }> {
+    if (method !== 'tools/call') return { task: false, params };
     if (who.era !== 'modern')
       return params.task === undefined ? { task: false, params } : { task: true, params: this.prepare(slot, conn, who, params) };
     const { task: _dropped, ...rest } = params;
