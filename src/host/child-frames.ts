@@ -63,7 +63,7 @@ export class ChildFrames {
     if (route.kind === 'answer') return {};
     if (route.kind === 'relay') {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
-      return this.d.out.request(LINK.clientRequest, { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+      return this.d.out.request(LINK.clientRequest, { lane: route.lane, server, method: r.method, params: r.params ?? {} }, 300_000);
     }
     const slot = this.d.slot(server);
     if (route.kind === 'hazard' && slot) {

@@ -93,7 +93,8 @@ export interface HostOut {
   /** Asks the front (for a lane's client) and waits for the answer. */
   request: (
     method: typeof LINK.clientRequest,
-    params: { lane: string; method: string; params: Params },
+    /** `server`: the child's server (a client task is polled only by the server it was made for). */
+    params: { lane: string; server?: string; method: string; params: Params },
     timeoutMs: number,
   ) => Promise<Params>;
 }

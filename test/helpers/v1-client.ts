@@ -1,4 +1,4 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Client, type ClientOptions } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Notification } from '@modelcontextprotocol/sdk/types.js';
 
@@ -12,8 +12,9 @@ export const connectV1 = async (
   url: string,
   token: string,
   capabilities: Record<string, unknown> = {},
+  options: Omit<ClientOptions, 'capabilities'> = {},
 ): Promise<{ client: Client; seen: Notification[] }> => {
-  const client = new Client({ name: 'test-v1', version: '1.0.0' }, { capabilities });
+  const client = new Client({ name: 'test-v1', version: '1.0.0' }, { ...options, capabilities });
   const seen: Notification[] = [];
   client.fallbackNotificationHandler = async (n) => {
     seen.push(n);

@@ -150,7 +150,13 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   if (outcome.reason === 'initialize') {
     const params = msg.params ?? {};
     const version = negotiate(params.protocolVersion);
-    const session = d.sessions.create(lane, version, claims);
+    const caps = params.capabilities;
+    const session = d.sessions.create(
+      lane,
+      version,
+      claims,
+      typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>) : undefined,
+    );
     return c.json(
       {
         jsonrpc: '2.0',
