@@ -7,6 +7,9 @@ import { detailedTask, inlinedResult, modernTask } from './tasks-modern.js';
 type Params = Record<string, unknown>;
 type Entry = TaskEntry<UpstreamConn>;
 
+/** Requests a child may have parked on one task at once. */
+export const MAX_PARKED = 16;
+
 /**
  * The IO of a 2026-07-28 lane's task over a 2025-11-25 upstream. The host asks the child for the
  * task's result at once (tasks/result waits for the end, and is where the child sends what it must
@@ -35,6 +38,11 @@ export const park = (e: Entry, r: RpcRequest): Promise<Params> =>
     const state = e.modern;
     if (!state) {
       reject(new RpcFailure({ code: ERR.internal, message: 'not a parked task' }));
+      return;
+    }
+    // What a child may make a lane's task wait on at once is bounded, like everything it can make lanegate hold.
+    if (state.inputs.size >= MAX_PARKED) {
+      reject(new RpcFailure({ code: ERR.invalidRequest, message: `lanegate: a task waits on at most ${MAX_PARKED} requests at once` }));
       return;
     }
     state.seq += 1;

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
@@ -213,6 +214,37 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     const r = await codeOf(client.experimental.tasks.getTaskResult(id, CallToolResultSchema));
     assert.match(r.message, /upstream "everything" crashed.*the task's result is gone/);
     assert.ok(statusesOf(seen, id).includes('failed'));
+    await client.close();
+  });
+
+  it('a reload that changes the server stops its child: the task fails with an error naming the server, its result is gone', async () => {
+    const { client, seen } = await connectV1(gw.url, ta);
+    // The child killed by the test before restarts after a backoff: wait until the lane is served again.
+    for (let i = 0; i < 100; i += 1) {
+      const r = await client.callTool({ name: 'every_echo', arguments: { message: 'up?' } });
+      if (!r.isError) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
+    const id = await startTask(client, 'dunes');
+    writeFileSync(gw.policyFile, policy.replace('    prefix: every\n', '    prefix: every\n    callTimeout: 50s\n'));
+    process.kill(gw.pid, 'SIGHUP');
+    const t = await waitStatus(client, id, (s) => s !== 'working');
+    assert.equal(t.status, 'failed');
+    assert.match(String(t.statusMessage), /upstream "everything" was stopped with the task outstanding/);
+    const r = await codeOf(client.experimental.tasks.getTaskResult(id, CallToolResultSchema));
+    assert.match(r.message, /upstream "everything" was stopped.*the task's result is gone/);
+    assert.ok(statusesOf(seen, id).includes('failed'));
+    // The server runs on under the new policy: a new task completes.
+    await client.listTools();
+    let report = '';
+    for await (const m of client.experimental.tasks.callToolStream(
+      { name: RESEARCH, arguments: { topic: 'oases' } },
+      CallToolResultSchema,
+    )) {
+      if (m.type === 'result') report = textOf(m.result);
+      if (m.type === 'error') throw m.error;
+    }
+    assert.match(report, /Research Report: oases/);
     await client.close();
   });
 });
