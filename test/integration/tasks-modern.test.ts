@@ -131,6 +131,18 @@ describe('tasks for a 2026-07-28 lane (the tasks extension, over a 2025-11-25 up
     assert.match(textOf(t.result), /Research Report: kelp/);
   });
 
+  it("the extension's routing header must name the task, and tasks/result is refused as not in the extension for any id", async () => {
+    const id = await start(ta, { topic: 'terns' });
+    const bad = await modernPost(gw.url, ta, 900, 'tasks/get', { taskId: id, _meta: withTasks }, { 'mcp-name': 'every_task-other' });
+    assert.equal(bad.status, 400);
+    assert.equal((bad.json?.error as Json).code, -32020);
+    for (const taskId of [id, 'nobody_task-x']) {
+      const r = await call(ta, 'tasks/result', { taskId });
+      assert.equal((r.json.error as Json).code, -32601, taskId);
+    }
+    await call(ta, 'tasks/cancel', { taskId: id });
+  });
+
   it('a lane cancels its own task: acknowledged, then cancelled', async () => {
     const id = await start(ta, { topic: 'eels' });
     const r = await call(ta, 'tasks/cancel', { taskId: id });

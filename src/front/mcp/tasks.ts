@@ -25,6 +25,15 @@ const MODERN_TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'
  * declares it). Undefined when the request may go on. Pure.
  */
 export const modernTaskGate = (method: string, params: Record<string, unknown>): Dispatched | undefined => {
+  // Not part of the extension, whatever the request names.
+  if (method === 'tasks/result' || method === 'tasks/list')
+    return {
+      status: 200,
+      error: {
+        code: ERR.methodNotFound,
+        message: `Method not found: ${method} is not part of the io.modelcontextprotocol/tasks extension of revision 2026-07-28; poll tasks/get`,
+      },
+    };
   if (!MODERN_TASK_METHODS.has(method)) return undefined;
   const caps = (params._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/clientCapabilities'] as
     | { extensions?: Record<string, unknown> }
@@ -49,14 +58,6 @@ const LIST_TIMEOUT_MS = 15_000;
  * holds no reachable task of the lane. The gateway hands out no cursor, so any cursor is unknown.
  */
 export const listTasks = async (d: DispatchDeps, lane: string, params: Record<string, unknown>): Promise<Dispatched> => {
-  if (d.era === 'modern')
-    return {
-      status: 200,
-      error: {
-        code: ERR.methodNotFound,
-        message: 'Method not found: tasks/list is not part of the io.modelcontextprotocol/tasks extension of revision 2026-07-28',
-      },
-    };
   if (params.cursor !== undefined) return { status: 200, error: { code: ERR.invalidParams, message: 'Invalid cursor' } };
   const caller = { lane, era: d.era ?? 'legacy', holder: d.holder ?? '' };
   const lists = await Promise.all(
