@@ -135,7 +135,7 @@ describe('tasks for a 2026-07-28 lane (the tasks extension, over a 2025-11-25 up
     const id = await start(ta, { topic: 'terns' });
     const bad = await modernPost(gw.url, ta, 900, 'tasks/get', { taskId: id, _meta: withTasks }, { 'mcp-name': 'every_task-other' });
     assert.equal(bad.status, 400);
-    assert.equal((bad.json?.error as Json).code, -32020);
+    assert.equal((bad.json?.error as Json | undefined)?.code, -32020);
     for (const taskId of [id, 'nobody_task-x']) {
       const r = await call(ta, 'tasks/result', { taskId });
       assert.equal((r.json.error as Json).code, -32601, taskId);
