@@ -180,7 +180,8 @@ export class Gateway {
     const inner = String(params.method ?? '');
     // Client-side tasks are pinned to a session per host and server (client-tasks.ts).
     const origin = `${key}\u0000${String(params.server ?? '')}`;
-    return relayToClient(this, origin, lane, inner, (params.params ?? {}) as Record<string, unknown>);
+    const holder = typeof params.holder === 'string' ? params.holder : undefined;
+    return relayToClient(this, origin, lane, inner, (params.params ?? {}) as Record<string, unknown>, holder);
   }
 
   private onHazard(key: string, server: string, code: string): void {

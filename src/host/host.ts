@@ -102,8 +102,10 @@ export class Host {
         connect: this.connect,
         onNotification: (server, scope, n) =>
           void (this.tasks.notification(server, scope, n) || this.frames.notification(server, scope, n)),
-        onServerRequest: async (server, scope, r) =>
-          this.tasks.parked(server, scope, r) ?? this.frames.request(server, scope, this.tasks.inbound(server, scope, r)),
+        onServerRequest: async (server, scope, r) => {
+          const about = this.tasks.inbound(server, scope, r);
+          return this.tasks.parked(server, scope, r) ?? this.frames.request(server, scope, about.request, about.holder);
+        },
         onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
         // A child holding a subscription or a task a lane has not settled is never stopped as idle.
         held: (server, key) => this.resources.held(server, key) || this.tasks.holds(server, key),

@@ -219,12 +219,15 @@ export class HostTasks {
     return e?.modern ? park(e, r) : undefined;
   }
 
-  /** A child's request that names one of its tasks (elicitation during tasks/result): the lane's id instead. */
-  inbound(server: string, scope: ChildScope, r: RpcRequest): RpcRequest {
+  /**
+   * A child's request that names one of its tasks (elicitation during tasks/result): the lane's id
+   * instead, and the session that owns the task (the only one that may answer it).
+   */
+  inbound(server: string, scope: ChildScope, r: RpcRequest): { request: RpcRequest; holder?: string } {
     const upstreamId = relatedTaskOf(r.params);
-    if (upstreamId === undefined) return r;
-    const e = this.table.byUpstream(server, scope.key, upstreamId);
-    return e ? { ...r, params: withRelatedTask(r.params, e.id) ?? {} } : r;
+    const e = upstreamId === undefined ? undefined : this.table.byUpstream(server, scope.key, upstreamId);
+    if (!e) return { request: r };
+    return { request: { ...r, params: withRelatedTask(r.params, e.id) ?? {} }, ...(e.holder ? { holder: e.holder } : {}) };
   }
 
   /** A child exited: its tasks fail (naming the server) and their sessions are told. */

@@ -93,8 +93,11 @@ export interface HostOut {
   /** Asks the front (for a lane's client) and waits for the answer. */
   request: (
     method: typeof LINK.clientRequest,
-    /** `server`: the child's server (a client task is polled only by the server it was made for). */
-    params: { lane: string; server?: string; method: string; params: Params },
+    /**
+     * `server`: the child's server (a client task is polled only by the server it was made for);
+     * `holder`: the session a request about one of its tasks goes to (no other may answer it).
+     */
+    params: { lane: string; server?: string; holder?: string; method: string; params: Params },
     timeoutMs: number,
   ) => Promise<Params>;
 }

@@ -179,6 +179,13 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
       asked.push(r.params as Record<string, unknown>);
       return { action: 'accept', content: { interpretation: 'snake' } };
     });
+    // Another session of the same lane, listening too: the task is not its, so neither is the question.
+    const other = await connectV1(gw.url, ta, { elicitation: {} });
+    const otherAsked: unknown[] = [];
+    other.client.setRequestHandler(ElicitRequestSchema, async (r) => {
+      otherAsked.push(r.params);
+      return { action: 'accept', content: { interpretation: 'comedy' } };
+    });
     await client.listTools(); // the client learns the tool's taskSupport from its listing
     let report = '';
     let id = '';
@@ -194,6 +201,8 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     // The elicitation names the task by the lane's id, never the upstream's.
     assert.deepEqual((asked[0]?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/related-task'], { taskId: id });
     assert.match(report, /Research Report: python \(snake\)/);
+    assert.deepEqual(otherAsked, []);
+    await other.client.close();
     await client.close();
   });
 

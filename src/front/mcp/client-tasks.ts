@@ -65,7 +65,17 @@ export interface ClientRelayDeps {
  * session of the lane declared it can run one (else the lane is asked plainly and answers at once),
  * and the task its client makes is pinned to the session that answered.
  */
-export const relayToClient = (d: ClientRelayDeps, origin: string, lane: string, method: string, params: Params): Promise<Params> => {
+export const relayToClient = (
+  d: ClientRelayDeps,
+  origin: string,
+  lane: string,
+  method: string,
+  params: Params,
+  /** The session a request about one of its tasks belongs to: it alone is asked (and may answer). */
+  holder?: string,
+): Promise<Params> => {
+  if (holder !== undefined && !POLLS.has(method))
+    return d.clientRequests.ask(lane, method, params, (msg) => d.sessions.notifyHolder(lane, holder, msg));
   if (POLLS.has(method)) {
     const holder = d.pins.holderOf(origin, lane, params.taskId);
     if (holder === undefined)
