@@ -21,7 +21,8 @@ const SAMPLED = { role: 'assistant', content: { type: 'text', text: 'sampled as 
 /** A lane's SDK v1 client that runs sampling as a client-side task when asked to (or at once if not). */
 const taskingClient = async (url: string, token: string, withTasks: boolean) => {
   const caps = withTasks ? { sampling: {}, tasks: { requests: { sampling: { createMessage: {} } } } } : { sampling: {} };
-  const c = await connectV1(url, token, caps, withTasks ? { taskStore: new InMemoryTaskStore() } : {});
+  const store = withTasks ? new InMemoryTaskStore() : undefined;
+  const c = await connectV1(url, token, caps, store ? { taskStore: store } : {});
   const asked: Record<string, unknown>[] = [];
   c.client.setRequestHandler(CreateMessageRequestSchema, async (req, extra) => {
     asked.push(req.params as Record<string, unknown>);
@@ -33,7 +34,12 @@ const taskingClient = async (url: string, token: string, withTasks: boolean) => 
     }
     return SAMPLED;
   });
-  return { ...c, asked };
+  // The store's ttl timers would keep the test process alive after the client closes.
+  const close = async (): Promise<void> => {
+    store?.cleanup();
+    await c.client.close();
+  };
+  return { ...c, asked, close };
 };
 
 describe('client-side tasks: an upstream asks a lane to sample as a task, then polls it (handshake era)', () => {
@@ -62,7 +68,7 @@ describe('client-side tasks: an upstream asks a lane to sample as a task, then p
     assert.match(text, /Task created: /);
     assert.match(text, /Poll \d+: completed/);
     assert.match(text, /sampled as a task/);
-    await a.client.close();
+    await a.close();
   });
 
   it('a lane whose client declared no client-side tasks is asked plainly, and the tool gets its answer at once', async () => {
@@ -72,7 +78,7 @@ describe('client-side tasks: an upstream asks a lane to sample as a task, then p
     assert.equal(b.asked[0]?.task, undefined, 'no task asked of a client that cannot run one');
     assert.match(textOf(r), /\[SYNC\] Client executed synchronously/);
     assert.match(textOf(r), /sampled as a task/);
-    await b.client.close();
+    await b.close();
   });
 
   it('a 2026-07-28 lane (no client-side tasks in that revision) gets the request as plain input', async () => {
