@@ -14,7 +14,7 @@ import type { Era } from '../../upstream/conn.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { laneStatus, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 import { type Plan, planRequest } from './plan.js';
-import { listTasks, modernTaskGate } from './tasks.js';
+import { listTasks, taskEraGate } from './tasks.js';
 
 export interface DispatchDeps {
   policy: () => Policy;
@@ -129,7 +129,7 @@ export const barePrefix = (policy: Policy, lane: string): string | undefined => 
 
 const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
   const params = req.params ?? {};
-  const gated = d.era === 'modern' ? modernTaskGate(req.method, params) : undefined;
+  const gated = taskEraGate(d.era, req.method, params);
   if (gated) return gated;
   const plan = planRequest(d.policy(), lane, req.method, params);
   switch (plan.kind) {

@@ -49,6 +49,20 @@ export const modernTaskGate = (method: string, params: Record<string, unknown>):
   };
 };
 
+/** A task method of the other era answers -32601 whatever it names; a 2026-07-28 one is gated as above. Pure. */
+export const taskEraGate = (
+  era: 'legacy' | 'modern' | undefined,
+  method: string,
+  params: Record<string, unknown>,
+): Dispatched | undefined => {
+  if (era === 'modern') return modernTaskGate(method, params);
+  if (method !== 'tasks/update') return undefined;
+  return {
+    status: 200,
+    error: { code: ERR.methodNotFound, message: 'Method not found: tasks/update belongs to revision 2026-07-28 (the tasks extension)' },
+  };
+};
+
 /** How long tasks/list waits for each host (each asks its children for their tasks' states). */
 const LIST_TIMEOUT_MS = 15_000;
 
