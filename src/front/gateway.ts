@@ -22,7 +22,8 @@ import { type HostLauncher, HostManager } from './hosts/hosts.js';
 import { Metrics } from './operator/metrics.js';
 import { Sessions } from './mcp/sessions.js';
 import { CallStreams } from './transport/call-streams.js';
-import { ClientRequests, reachLane } from './mcp/client-requests.js';
+import { ClientRequests } from './mcp/client-requests.js';
+import { ClientTaskPins, relayToClient } from './mcp/client-tasks.js';
 import { Mrtr } from './mcp/mrtr.js';
 import { type GuardFile, readGuard } from '../records/guard-file.js';
 import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } from './operator/record-events.js';
@@ -70,6 +71,7 @@ export class Gateway {
   readonly sessions = new Sessions(() => this.policy.gateway.limits.sessionsPerLane);
   readonly streams = new CallStreams();
   readonly clientRequests = new ClientRequests();
+  readonly pins = new ClientTaskPins();
   readonly mrtr = new Mrtr();
   /** Calls in flight, by lane, session and JSON-RPC id: what a lane's notifications/cancelled aborts. */
   readonly inflight = new Map<string, AbortController>();
@@ -197,9 +199,10 @@ export class Gateway {
       return Promise.reject(new RpcFailure({ code: ERR.invalidParams, message: 'refused' }));
     }
     const inner = String(params.method ?? '');
-    return this.clientRequests.ask(lane, inner, (params.params ?? {}) as Record<string, unknown>, (msg) =>
-      reachLane(this.streams, this.sessions, lane, msg, true),
-    );
+    // Client-side tasks are pinned to a session per host and server (client-tasks.ts).
+    const origin = `${key}\u0000${String(params.server ?? '')}`;
+    const holder = typeof params.holder === 'string' ? params.holder : undefined;
+    return relayToClient(this, origin, lane, inner, (params.params ?? {}) as Record<string, unknown>, holder);
   }
 
   private onHazard(key: string, server: string, code: string): void {

@@ -64,12 +64,14 @@ export class ChildFrames {
     }
   }
 
-  async request(server: string, scope: ChildScope, r: RpcRequest): Promise<Params> {
+  /** `holder`: the session the request belongs to, when known (a request about one of its tasks). */
+  async request(server: string, scope: ChildScope, r: RpcRequest, holder?: string): Promise<Params> {
     const route = routeServerRequest(scope, r.method);
     if (route.kind === 'answer') return {};
     if (route.kind === 'relay') {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
-      const answer = await this.d.out.request(LINK.clientRequest, { lane: route.lane, method: r.method, params: r.params ?? {} }, 300_000);
+      const to = { lane: route.lane, server, ...(holder ? { holder } : {}) };
+      const answer = await this.d.out.request(LINK.clientRequest, { ...to, method: r.method, params: r.params ?? {} }, 300_000);
       const slot = this.d.slot(server);
       if (slot) this.d.secrets?.arguments(slot.config, route.lane, r.method, answer);
       return answer;

@@ -2,6 +2,8 @@ import type { ChildScope } from './slot.js';
 
 /** Requests a server may make of its client that lanegate relays to a lane. */
 const RELAYED = new Set(['sampling/createMessage', 'elicitation/create', 'roots/list']);
+/** A child polling a task the lane's client holds for it: relayed only from a child that serves that lane alone. */
+const CLIENT_TASK_POLLS = new Set(['tasks/get', 'tasks/result', 'tasks/cancel']);
 
 export type ServerRequestRoute = { kind: 'answer' } | { kind: 'relay'; lane: string } | { kind: 'hazard' } | { kind: 'refuse' };
 
@@ -14,6 +16,7 @@ export const routeServerRequest = (scope: ChildScope, method: string): ServerReq
   if (method === 'ping') return { kind: 'answer' };
   if (scope.contested) return { kind: 'hazard' };
   if (scope.sole !== undefined && RELAYED.has(method)) return { kind: 'relay', lane: scope.sole };
+  if (scope.lanes !== 'all' && scope.sole !== undefined && CLIENT_TASK_POLLS.has(method)) return { kind: 'relay', lane: scope.sole };
   return { kind: 'refuse' };
 };
 

@@ -29,6 +29,7 @@ import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
 import { absenceOf } from './absence.js';
 import { SpotChecks, spotEveryMs } from './spot-checks.js';
+import { HostTasks, TASK_METHODS } from './tasks.js';
 
 type Params = Record<string, unknown>;
 
@@ -61,6 +62,7 @@ export class Host {
   private readonly promotions: Promotions;
   private readonly tripwire: TripwireWatch;
   private readonly spots: SpotChecks;
+  private readonly tasks: HostTasks;
 
   constructor(
     private cfg: HostConfig,
@@ -79,6 +81,13 @@ export class Host {
       log,
       notify: out.notify.bind(out),
     };
+    this.tasks = new HostTasks({
+      byPrefix: (prefix) => this.byPrefix.get(prefix),
+      serversOf: (lane) => this.cfg.lanes[lane] ?? [],
+      notify: out.notify.bind(out),
+      log,
+      answer: (slot, lane, result) => this.secrets.answer(slot.config, lane, 'tools/call', result),
+    });
     this.guard = new HostGuard(
       cfg.stateDir,
       cfg.pins ?? {},
@@ -123,10 +132,16 @@ export class Host {
       placement,
       {
         connect: this.connect,
-        onNotification: (server, scope, n) => this.frames.notification(server, scope, n),
-        onServerRequest: async (server, scope, r) => this.frames.request(server, scope, r),
+        onNotification: (server, scope, n) =>
+          void (this.tasks.notification(server, scope, n) || this.frames.notification(server, scope, n)),
+        onServerRequest: async (server, scope, r) => {
+          const about = this.tasks.inbound(server, scope, r);
+          return this.tasks.parked(server, scope, r) ?? this.frames.request(server, scope, about.request, about.holder);
+        },
         onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
-        held: (server, key) => this.resources.held(server, key),
+        // A child holding a subscription or a task a lane has not settled is never stopped as idle.
+        held: (server, key) => this.resources.held(server, key) || this.tasks.holds(server, key),
+        onGone: (server, conn, detail) => this.tasks.childGone(server, conn, detail),
         onEvent: (e) => {
           // A start that failed or a crash is the operator's business: warn, with the child's own words.
           this.log[e.kind === 'start_failed' || e.kind === 'crashed' ? 'warn' : 'info'](
@@ -203,6 +218,7 @@ export class Host {
     }
     const { lane, era, holder, headers } = readCaller(params, this.cfg.lanes, this.cfg.lane);
     if (isListMethod(req.method)) return this.promotions.around(lane, undefined, () => this.list(req.method as ListMethod, lane, era));
+    if (TASK_METHODS.has(req.method)) return this.tasks.handle(req.method, { lane, holder, era }, params, signal);
     const target = unprefixRequest(req.method, params);
     if (target)
       return this.promotions.around(lane, target.prefix === undefined ? undefined : this.byPrefix.get(target.prefix), () =>
@@ -299,12 +315,16 @@ export class Host {
       return {};
     }
     const meta = params._meta as Params | undefined;
+    // A task-augmented call: the task is recorded as this lane's and session's, under an id of ours.
+    const who = { lane, holder, era };
+    const call = await this.tasks.asTask(slot, conn, () => this.vettedSurface(slot, lane, era).catch(() => undefined), who, method, params);
     const tracked = this.progress.track(lane, meta?.progressToken);
-    const sent = tracked !== undefined ? { ...params, _meta: { ...meta, progressToken: tracked } } : params;
-    const wire = this.tripwire.sent(slot, lane, conn, params);
+    const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
+    const wire = this.tripwire.sent(slot, lane, conn, call.params);
     try {
       const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      const checked = wire ? await this.tripwire.checked(wire, slot, lane, method, params, result) : result;
+      if (call.task) return this.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
+      const checked = wire ? await this.tripwire.checked(wire, slot, lane, method, call.params, result) : result;
       // Where it ran, for the front's audit record (cut off before the lane sees the result).
       const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
       return withVia(prefixResultUris(method, slot.config.prefix, this.secrets.answer(slot.config, lane, method, checked)), via);

@@ -36,7 +36,9 @@ export interface SlotHooks {
   onServerRequest: (server: string, scope: ChildScope, r: RpcRequest) => Promise<Record<string, unknown>>;
   /** A child (re)connected: state it held upstream (resource subscriptions) is renewed here. */
   onConnected?: (server: string, key: string, conn: UpstreamConn) => void;
-  /** Whether something holds this child open (a subscription): it is then never stopped as idle. */
+  /** A child's link ended (crashed or stopped): what it held (tasks) is gone with it. */
+  onGone?: (server: string, conn: UpstreamConn, detail: string) => void;
+  /** Whether something holds this child open (a subscription, a task): it is then never stopped as idle. */
   held?: (server: string, key: string) => boolean;
   onEvent: (event: {
     server: string;

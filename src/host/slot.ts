@@ -238,6 +238,7 @@ export class ServerSlot {
     // A child that exits during its own start failed to start: the start's failure path counts it
     // (once) and the next call retries; it is not a crash to restart in the background.
     if (inst.starting && !wasStopping) return;
+    if (inst.conn) this.hooks.onGone?.(this.config.name, inst.conn, wasStopping ? 'was stopped' : `crashed (${detail})`);
     inst.conn = undefined;
     inst.surface = undefined;
     clearTimeout(inst.idleTimer);

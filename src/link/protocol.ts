@@ -46,6 +46,12 @@ export const META = {
   absent: 'lanegate/absent',
 } as const;
 
+/**
+ * The one answer to a task id a lane cannot reach: unknown, expired, another lane's or session's,
+ * or lost with the process that held it. Front and host give it alike, so none can be told apart.
+ */
+export const TASK_NOT_FOUND = 'Failed to retrieve task: Task not found (unknown, expired, or ended with the process that held it)';
+
 /** Why a server is missing from a lane's listing: a code the front turns into a remedy. */
 export type AbsenceCode = 'refused' | 'crashed' | 'start_failed' | 'collision' | 'drift' | 'unavailable';
 
@@ -99,7 +105,11 @@ export interface HostOut {
   /** Asks the front (for a lane's client) and waits for the answer. */
   request: (
     method: typeof LINK.clientRequest,
-    params: { lane: string; method: string; params: Params },
+    /**
+     * `server`: the child's server (a client task is polled only by the server it was made for);
+     * `holder`: the session a request about one of its tasks goes to (no other may answer it).
+     */
+    params: { lane: string; server?: string; holder?: string; method: string; params: Params },
     timeoutMs: number,
   ) => Promise<Params>;
 }

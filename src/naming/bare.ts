@@ -22,7 +22,7 @@ export const bareResult = (method: string, result: Record<string, unknown>, pref
   if (method === 'resources/read' && Array.isArray(result.contents)) {
     return { ...result, contents: (result.contents as Record<string, unknown>[]).map((c) => ({ ...c, uri: strip(c.uri, u) })) };
   }
-  if (method === 'tools/call' && Array.isArray(result.content)) {
+  if ((method === 'tools/call' || method === 'tasks/result') && Array.isArray(result.content)) {
     return {
       ...result,
       content: (result.content as Record<string, unknown>[]).map((c) =>

@@ -50,6 +50,14 @@ export const CLIENT_CAPABILITIES = { sampling: {}, elicitation: {}, roots: { lis
  * client can do: no roots. A process several lanes share has no one lane's workspace, so it is not
  * invited to ask for one (an unprompted roots/list on a contested child would be a hazard).
  */
+/**
+ * Client-side tasks (2025-11-25) declared to a handshake-era child that serves one lane: it may ask
+ * for sampling or elicitation as a task and poll it (tasks/get, tasks/result, tasks/cancel), which
+ * the front relays to the one session whose client made the task. Never to a shared child (its
+ * polls could not be routed), and not tasks/list (a lane's client tasks are not the upstream's to list).
+ */
+export const CLIENT_TASKS = { cancel: {}, requests: { sampling: { createMessage: {} }, elicitation: { create: {} } } };
+
 export const SHARED_CLIENT_CAPABILITIES = { sampling: {}, elicitation: {} };
 
 export const MODERN_REVISION = '2026-07-28';

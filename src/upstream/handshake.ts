@@ -1,5 +1,5 @@
 import type { LinePeer } from '../rpc/peer.js';
-import { CLIENT_CAPABILITIES, MODERN_META, MODERN_REVISION, UPSTREAM_PROTOCOL_VERSION, type UpstreamInit } from './conn.js';
+import { CLIENT_CAPABILITIES, CLIENT_TASKS, MODERN_META, MODERN_REVISION, UPSTREAM_PROTOCOL_VERSION, type UpstreamInit } from './conn.js';
 
 type Params = Record<string, unknown>;
 
@@ -23,7 +23,7 @@ export const initialize = async (
   peer: LinePeer,
   clientInfo: { name: string; version: string },
   timeoutMs: number,
-  capabilities: Record<string, unknown> = CLIENT_CAPABILITIES,
+  capabilities: Record<string, unknown> = { ...CLIENT_CAPABILITIES, tasks: CLIENT_TASKS },
 ): Promise<UpstreamInit> => {
   const r = await peer.request('initialize', { protocolVersion: UPSTREAM_PROTOCOL_VERSION, capabilities, clientInfo }, timeoutMs);
   peer.notify('notifications/initialized');

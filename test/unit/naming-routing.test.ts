@@ -172,5 +172,7 @@ describe('URIs inside results are in the lane names', () => {
       { type: 'resource', resource: { uri: 'demo://r/3', text: 'y' } },
     ]);
     assert.deepEqual(bareResult('resources/read', read, 'every'), { contents: [{ uri: 'demo://r/1', text: 'x' }] });
+    // A task's result (tasks/result) is a tool result too.
+    assert.deepEqual(bareResult('tasks/result', call, 'every').content, bareResult('tools/call', call, 'every').content);
   });
 });

@@ -19,6 +19,15 @@ describe('request params are checked before anything reads them', () => {
     assert.match(paramsProblem('tools/call', { name: 'x', arguments: [1] }) ?? '', /arguments must be an object/);
     assert.match(paramsProblem('tools/call', [1, 2]) ?? '', /params must be an object/);
   });
+  it('a task method names its task by a string id; a tasks/list cursor is a string', () => {
+    for (const m of ['tasks/get', 'tasks/result', 'tasks/cancel']) {
+      assert.match(paramsProblem(m, { taskId: hostile }) ?? '', /params\.taskId must be a string/, m);
+      assert.match(paramsProblem(m, {}) ?? '', /params\.taskId must be a string/, m);
+      assert.equal(paramsProblem(m, { taskId: 'every_task-1' }), undefined);
+    }
+    assert.match(paramsProblem('tasks/list', { cursor: 3 }) ?? '', /cursor/);
+    assert.equal(paramsProblem('tasks/list', {}), undefined);
+  });
   it('logging/setLevel needs a real level', () => {
     assert.match(paramsProblem('logging/setLevel', { level: hostile }) ?? '', /logging level/);
     assert.equal(paramsProblem('logging/setLevel', { level: 'warning' }), undefined);

@@ -30,6 +30,23 @@ describe('the request planner (pure)', () => {
     assert.deepEqual(planRequest(p, 'full', 'tools/call', { name: 'lanegate_status' }), { kind: 'status' });
   });
 
+  it("routes a task method by its id's prefix; an id outside the loadout reads as unknown, never as refused", () => {
+    assert.deepEqual(planRequest(p, 'full', 'tasks/get', { taskId: 'own_task-ab' }), {
+      kind: 'forward',
+      hostKey: 'mine@full',
+      server: 'own',
+      target: 'own_task-ab',
+      timeoutMs: 62_000,
+    });
+    assert.equal(planRequest(p, 'full', 'tasks/result', { taskId: 'fix_task-ab' }).kind, 'forward');
+    assert.equal(planRequest(p, 'full', 'tasks/cancel', { taskId: 'fix_task-ab' }).kind, 'forward');
+    // mem exists but is not full's; zzz does not exist; an id with no prefix: all the same answer.
+    for (const taskId of ['mem_task-ab', 'zzz_task-ab', 'task-ab', '', 7])
+      assert.deepEqual(planRequest(p, 'full', 'tasks/get', { taskId }), { kind: 'task-unknown' });
+    assert.deepEqual(planRequest(p, 'lean', 'tasks/cancel', { taskId: 'own_task-ab' }), { kind: 'task-unknown' });
+    assert.deepEqual(planRequest(p, 'full', 'tasks/list', {}), { kind: 'tasks-list' });
+  });
+
   it('routes by the anatomy table to the host of the server, with its timeout', () => {
     assert.deepEqual(planRequest(p, 'full', 'tools/call', { name: 'fix_echo', arguments: {} }), {
       kind: 'forward',

@@ -50,4 +50,20 @@ describe('handshake-era sessions', () => {
     s.deliverToHolders('b', [a1.id], msg);
     assert.deepEqual(got, ['a1']);
   });
+
+  it("a task's status reaches exactly the session that owns the task, never another lane's", () => {
+    const s = new Sessions();
+    const got: string[] = [];
+    const sink = (name: string) => ({ send: () => got.push(name), close: () => undefined });
+    const a1 = s.create('a', '2025-11-25', CLAIMS_A);
+    const a2 = s.create('a', '2025-11-25', CLAIMS_A);
+    const b1 = s.create('b', '2025-11-25', CLAIMS_B);
+    a1.streams.add(sink('a1'));
+    a2.streams.add(sink('a2'));
+    b1.streams.add(sink('b1'));
+    const msg = { jsonrpc: '2.0', method: 'notifications/tasks/status', params: { taskId: 'every_task-1', status: 'working' } };
+    s.deliverToHolders('a', [a2.id], msg);
+    s.deliverToHolders('a', [b1.id], msg); // a holder of another lane is never reached
+    assert.deepEqual(got, ['a2']);
+  });
 });

@@ -12,6 +12,7 @@ interface Waiting {
   resolve: (r: Record<string, unknown>) => void;
   reject: (e: Error) => void;
   timer: NodeJS.Timeout;
+  onAnswered?: (holder: string) => void;
 }
 
 /**
@@ -29,6 +30,8 @@ export class ClientRequests {
     params: Record<string, unknown>,
     deliver: (msg: Record<string, unknown>) => readonly string[] | undefined,
     timeoutMs = 300_000,
+    /** Told which holder answered (a client task lives in that session). */
+    onAnswered?: (holder: string) => void,
   ): Promise<Record<string, unknown>> {
     // Random only: a counter shared by every lane would let one lane count another's requests.
     const id = `lg-${randomUUID()}`;
@@ -37,7 +40,7 @@ export class ClientRequests {
         this.waiting.delete(id);
         reject(new RpcFailure({ code: ERR.timeout, message: `the lane did not answer ${method}` }));
       }, timeoutMs);
-      const w: Waiting = { lane, holders: [], resolve, reject, timer };
+      const w: Waiting = { lane, holders: [], resolve, reject, timer, ...(onAnswered ? { onAnswered } : {}) };
       this.waiting.set(id, w);
       const holders = deliver({ jsonrpc: '2.0', id, method, params });
       if (holders) w.holders = holders;
@@ -64,10 +67,21 @@ export class ClientRequests {
     this.waiting.delete(id);
     clearTimeout(w.timer);
     if (msg.error) w.reject(new RpcFailure({ code: msg.error.code, message: msg.error.message }));
-    else w.resolve(msg.result ?? {});
+    else {
+      w.onAnswered?.(holder);
+      w.resolve(msg.result ?? {});
+    }
     return true;
   }
 }
+
+/** A request without its client-side task augmentation (`params.task`). Pure. */
+export const withoutTask = (msg: Record<string, unknown>): Record<string, unknown> => {
+  const params = msg.params as Record<string, unknown> | undefined;
+  if (params?.task === undefined) return msg;
+  const { task: _t, ...rest } = params;
+  return { ...msg, params: rest };
+};
 
 /**
  * Puts an upstream's request to a lane's client: on the lane's legacy call in flight (its session
@@ -84,7 +98,8 @@ export const reachLane = (
 ): readonly string[] | undefined => {
   const call = streams.deliverTo(lane, undefined, msg, true);
   if (call) return call.holder !== undefined ? [call.holder] : [];
-  if (modernInput && streams.deliverInput(lane, msg as { id: string; method: string; params: Record<string, unknown> }))
+  // 2026-07-28 has no client-side tasks: a 2026-07-28 lane is asked the request itself, and answers it.
+  if (modernInput && streams.deliverInput(lane, withoutTask(msg) as { id: string; method: string; params: Record<string, unknown> }))
     return [MODERN_CALL];
   const reached = sessions.notifyLaneSessions(lane, msg);
   return reached.length > 0 ? reached : undefined;

@@ -1,5 +1,5 @@
 import { lastsUntilOperatorActs } from '../../link/absence.js';
-import { type AbsenceCode, LINK, META } from '../../link/protocol.js';
+import { type AbsenceCode, LINK, META, TASK_NOT_FOUND } from '../../link/protocol.js';
 import type { Policy } from '../../policy/model.js';
 import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forward.js';
 import { LIST_FIELDS } from '../../link/lists.js';
@@ -17,6 +17,7 @@ import { type Plan, planRequest } from './plan.js';
 import type { AuditRecord } from '../../audit/record.js';
 import { splitRawVia } from '../../link/via.js';
 import { auditorOf } from './audit-call.js';
+import { listTasks, taskEraGate } from './tasks.js';
 
 export interface DispatchDeps {
   policy: () => Policy;
@@ -135,6 +136,8 @@ export const barePrefix = (policy: Policy, lane: string): string | undefined => 
 
 const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
   const params = req.params ?? {};
+  const gated = taskEraGate(d.era, req.method, params);
+  if (gated) return gated;
   const plan = planRequest(d.policy(), lane, req.method, params);
   switch (plan.kind) {
     case 'answer':
@@ -159,6 +162,10 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
       return dispatchNamed(d, lane, { ...req, params: { ...params, name: plan.name, arguments: plan.arguments } });
     case 'not-found':
       return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
+    case 'tasks-list':
+      return listTasks(d, lane, params);
+    case 'task-unknown':
+      return { status: 200, error: { code: ERR.invalidParams, message: TASK_NOT_FOUND } };
     case 'refuse':
       return { status: 403, error: { code: ERR.notInCatalog, message: `"${plan.target.slice(0, 200)}" is not in this lane's catalog` } };
     case 'forward':

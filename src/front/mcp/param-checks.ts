@@ -40,6 +40,14 @@ export const paramsProblem = (method: string, params: unknown): string | undefin
       if (ref.type === 'ref/resource') return typeof ref.uri === 'string' ? undefined : 'params.ref.uri must be a string';
       return 'params.ref.type must be ref/prompt or ref/resource';
     }
+    case 'tasks/get':
+    case 'tasks/result':
+    case 'tasks/cancel':
+      return str('taskId');
+    case 'tasks/update':
+      return str('taskId') ?? (isObject(p.inputResponses) ? undefined : 'params.inputResponses must be an object');
+    case 'tasks/list':
+      return p.cursor !== undefined && typeof p.cursor !== 'string' ? 'params.cursor must be a string' : undefined;
     case 'logging/setLevel':
       return typeof p.level === 'string' && LOG_LEVELS.has(p.level)
         ? undefined

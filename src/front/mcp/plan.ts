@@ -16,7 +16,12 @@ export type Plan =
   | { kind: 'tool-error'; text: string }
   | { kind: 'forward'; hostKey: string; server: string; target: string; timeoutMs: number }
   | { kind: 'refuse'; target: string }
+  | { kind: 'tasks-list' }
+  | { kind: 'task-unknown' }
   | { kind: 'not-found' };
+
+/** Task methods that name one task: routed by the prefix of its (lanegate-made) id, as names are. */
+const ONE_TASK = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']);
 
 /** The longest a front waits for a host beyond the server's own call timeout. */
 const CALL_TIMEOUT_FLOOR_MS = 5_000;
@@ -47,7 +52,10 @@ export const planRequest = (policy: Policy, lane: string, method: string, params
     }
   }
   if (isListMethod(method)) return { kind: 'list', method, withStatus: false };
-  const t = targetOf(method, params);
+  if (method === 'tasks/list') return { kind: 'tasks-list' };
+  // A task id outside the lane's loadout reads exactly like one that does not exist.
+  const t = ONE_TASK.has(method) ? { kind: 'name' as const, value: text(params.taskId) } : targetOf(method, params);
+  if (ONE_TASK.has(method) && !route(policy, lane, t?.value ?? '').ok) return { kind: 'task-unknown' };
   if (!t) return { kind: 'not-found' };
   const r = route(policy, lane, t.value, t.kind);
   if (!r.ok) return { kind: 'refuse', target: t.value };

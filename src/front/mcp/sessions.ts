@@ -17,6 +17,8 @@ export interface Session {
   resources: Set<string>;
   /** The token it was opened with: revoking it (or the lane) ends the session and its stream. */
   claims: LaneClaims;
+  /** What its client declared at initialize (client-side tasks are asked of it only if declared). */
+  capabilities?: Record<string, unknown>;
 }
 
 export const IDLE_MS = 60 * 60 * 1000;
@@ -71,7 +73,7 @@ export class Sessions {
     return () => this.listeners.delete(l);
   }
 
-  create(lane: string, protocolVersion: string, claims: LaneClaims): Session {
+  create(lane: string, protocolVersion: string, claims: LaneClaims, capabilities?: Record<string, unknown>): Session {
     const mine = [...this.byId.values()].filter((s) => s.lane === lane).sort((a, b) => a.lastSeen - b.lastSeen);
     while (mine.length >= this.maxPerLane()) {
       const oldest = mine.shift();
@@ -87,6 +89,7 @@ export class Sessions {
       streams: new Set(),
       resources: new Set(),
       claims,
+      ...(capabilities ? { capabilities } : {}),
     };
     this.byId.set(s.id, s);
     return s;
@@ -121,12 +124,16 @@ export class Sessions {
     else s.resources.delete(uri);
   }
 
-  /** A resource update for exactly these holders of the lane (sessions' GET streams, listen streams). */
+  /**
+   * A resource update (or a task's status) for exactly these holders of the lane (sessions' GET
+   * streams, listen streams). A resource update reaches only a session still subscribed to its URI.
+   */
   deliverToHolders(lane: string, holders: string[], msg: Record<string, unknown>): void {
     const uri = String((msg.params as { uri?: unknown } | undefined)?.uri ?? '');
+    const update = msg.method === 'notifications/resources/updated';
     for (const h of holders) {
       const s = this.byId.get(h);
-      if (s?.lane === lane && s.resources.has(uri)) for (const st of s.streams) st.send(msg);
+      if (s?.lane === lane && (!update || s.resources.has(uri))) for (const st of s.streams) st.send(msg);
     }
     for (const l of this.listeners) {
       if (l.lane === lane && holders.includes(l.holder) && l.filter.resourceSubscriptions?.includes(uri)) l.send(msg);
@@ -171,6 +178,33 @@ export class Sessions {
       reached.push(s.id);
     }
     return reached;
+  }
+
+  /** Sends on the GET streams of one session of the lane; returns it if any stream took the message. */
+  notifyHolder(lane: string, holder: string, msg: Record<string, unknown>): string[] | undefined {
+    const s = this.byId.get(holder);
+    if (s?.lane !== lane || s.streams.size === 0) return undefined;
+    for (const st of s.streams) st.send(msg);
+    return [holder];
+  }
+
+  /** Whether every session of the lane (and there is one) declared it runs this request as a client-side task. */
+  takeClientTasks(lane: string, method: string): boolean {
+    const path =
+      method === 'sampling/createMessage'
+        ? ['sampling', 'createMessage']
+        : method === 'elicitation/create'
+          ? ['elicitation', 'create']
+          : [];
+    if (path.length === 0) return false;
+    let any = false;
+    for (const s of this.byId.values()) {
+      if (s.lane !== lane) continue;
+      const requests = (s.capabilities?.tasks as { requests?: Record<string, Record<string, unknown> | undefined> } | undefined)?.requests;
+      if (requests?.[path[0] as string]?.[path[1] as string] === undefined) return false;
+      any = true;
+    }
+    return any;
   }
 
   count(): number {

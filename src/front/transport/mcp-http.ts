@@ -4,6 +4,7 @@ import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
+import { TASK_CAPABILITY, TASKS_EXTENSION } from '../mcp/tasks.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import { answer, cancelFrom, legacyRender } from './answer.js';
@@ -122,7 +123,12 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
         id: req.id,
         result: modernResult(
           req.method,
-          { supportedVersions: [MODERN_VERSION], capabilities: FRONT_CAPABILITIES, serverInfo, instructions: d.instructions },
+          {
+            supportedVersions: [MODERN_VERSION],
+            capabilities: { ...FRONT_CAPABILITIES, extensions: TASKS_EXTENSION },
+            serverInfo,
+            instructions: d.instructions,
+          },
           serverInfo,
         ),
       });
@@ -162,12 +168,24 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
       );
     const params = msg.params ?? {};
     const version = negotiate(params.protocolVersion);
-    const session = d.sessions.create(lane, version, claims);
+    const caps = params.capabilities;
+    const session = d.sessions.create(
+      lane,
+      version,
+      claims,
+      typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>) : undefined,
+    );
     return c.json(
       {
         jsonrpc: '2.0',
         id: msg.id,
-        result: { protocolVersion: version, capabilities: FRONT_CAPABILITIES, serverInfo: d.serverInfo, instructions: d.instructions },
+        result: {
+          protocolVersion: version,
+          // Tasks (2025-11-25) are served to handshake-era lanes of that revision.
+          capabilities: version >= '2025-11-25' ? { ...FRONT_CAPABILITIES, tasks: TASK_CAPABILITY } : FRONT_CAPABILITIES,
+          serverInfo: d.serverInfo,
+          instructions: d.instructions,
+        },
       },
       200,
       { 'Mcp-Session-Id': session.id },

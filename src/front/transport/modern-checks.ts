@@ -20,8 +20,12 @@ export const REMOVED_IN_MODERN = new Set([
   'notifications/initialized',
 ]);
 
-/** The name the Mcp-Name header must mirror: a tools/call or prompts/get name, a resources/read URI. */
+/** Methods of the tasks extension whose Mcp-Name mirrors params.taskId (SEP-2663, so requests for a task can be routed). */
+const TASK_NAMED = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
+/** The name the Mcp-Name header must mirror: a tools/call or prompts/get name, a resources/read URI, a task's id. */
 const nameSource = (method: string, params: Record<string, unknown>): string | undefined => {
+  if (TASK_NAMED.has(method)) return typeof params.taskId === 'string' ? params.taskId : undefined;
   if (method !== 'tools/call' && method !== 'prompts/get' && method !== 'resources/read') return undefined;
   const t = targetOf(method, params);
   return t && typeof (t.kind === 'uri' ? params.uri : params.name) === 'string' ? t.value : undefined;
