@@ -3,9 +3,31 @@ import { Option } from 'commander';
 import { done, example, policyOf, policyOption, urlOption } from './command-kit.js';
 import { CONFIG_FORMATS, type ConfigFormat } from './lane-config.js';
 
-/** `lanegate token …` and `lanegate key …`: lane tokens and their signing keys. */
-export const registerTokenCommands = (program: Command): void => {
-  const token = program.command('token').description('lane tokens');
+type IssueOptions = { lane?: string; all?: boolean; ttl: string; format: ConfigFormat; url?: string; quiet?: boolean; policy?: string };
+
+/** `token issue`: one lane's token and config, or every enabled lane's (as npm start prints them). */
+const issueTokens = async (o: IssueOptions, cmd: Command): Promise<void> => {
+  if ((o.lane === undefined) === (o.all !== true)) cmd.error('error: token issue needs --lane <lane> or --all (one of them)');
+  const policy = await policyOf(o.policy);
+  if (!policy) return;
+  const { runTokenIssue } = await import('./token.js');
+  const lanes = o.all
+    ? Object.values(policy.lanes)
+        .filter((l) => l.enabled)
+        .map((l) => l.name)
+    : [o.lane ?? ''];
+  let code = 0;
+  for (const [n, lane] of lanes.entries()) {
+    if (n > 0 && !o.quiet) process.stdout.write('\n');
+    code = Math.max(
+      code,
+      await runTokenIssue(policy, { lane, ttl: o.ttl, format: o.format, ...(o.url ? { url: o.url } : {}), quiet: o.quiet ?? false }),
+    );
+  }
+  done(code);
+};
+
+const registerTokenIssue = (token: Command): void => {
   token
     .command('issue')
     .description('issue a lane token and print a ready-to-paste client config')
@@ -24,32 +46,11 @@ export const registerTokenCommands = (program: Command): void => {
         'lanegate token issue --all',
       ),
     )
-    .action(
-      async (
-        o: { lane?: string; all?: boolean; ttl: string; format: ConfigFormat; url?: string; quiet?: boolean; policy?: string },
-        cmd: Command,
-      ) => {
-        if ((o.lane === undefined) === (o.all !== true)) cmd.error('error: token issue needs --lane <lane> or --all (one of them)');
-        const policy = await policyOf(o.policy);
-        if (!policy) return;
-        const { runTokenIssue } = await import('./token.js');
-        const lanes = o.all
-          ? Object.values(policy.lanes)
-              .filter((l) => l.enabled)
-              .map((l) => l.name)
-          : [o.lane ?? ''];
-        let code = 0;
-        for (const [n, lane] of lanes.entries()) {
-          if (n > 0 && !o.quiet) process.stdout.write('\n');
-          code = Math.max(
-            code,
-            await runTokenIssue(policy, { lane, ttl: o.ttl, format: o.format, ...(o.url ? { url: o.url } : {}), quiet: o.quiet ?? false }),
-          );
-        }
-        done(code);
-      },
-    );
+    .action(issueTokens);
+};
 
+/** `token list` and `token revoke`: the records of issued tokens (never a token itself). */
+const registerTokenRecords = (token: Command): void => {
   token
     .command('list')
     .description('the issued lane tokens: id, lane, issued, expires, revoked (never a token itself)')
@@ -73,7 +74,10 @@ export const registerTokenCommands = (program: Command): void => {
       const policy = await policyOf(o.policy);
       if (policy) done((await import('./token-records-cli.js')).runTokenRevoke(policy, id, o.lane));
     });
+};
 
+/** `key list` and `key rotate`: the lane-token signing keys. */
+const registerKeyCommands = (program: Command): void => {
   const key = program.command('key').description('lane-token signing keys');
   key
     .command('list')
@@ -96,4 +100,12 @@ export const registerTokenCommands = (program: Command): void => {
       const policy = await policyOf(o.policy);
       if (policy) done(await (await import('./key.js')).runKeyRotate(policy, o.keepOld, o.json ?? false));
     });
+};
+
+/** `lanegate token …` and `lanegate key …`: lane tokens and their signing keys. */
+export const registerTokenCommands = (program: Command): void => {
+  const token = program.command('token').description('lane tokens');
+  registerTokenIssue(token);
+  registerTokenRecords(token);
+  registerKeyCommands(program);
 };

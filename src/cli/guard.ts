@@ -4,7 +4,7 @@ import { explainVerdicts } from './explain.js';
 import { formatRefusal, semanticRemedy } from '../guard/refusal.js';
 import { escapeUntrusted } from '../log/escape.js';
 import type { Policy } from '../policy/model.js';
-import { readGuard } from '../records/guard-file.js';
+import { type GuardRecord, readGuard } from '../records/guard-file.js';
 import { addTrust, readTrust } from '../records/trust-file.js';
 import { lanesWithServer } from '../policy/queries.js';
 
@@ -127,6 +127,70 @@ export const runTrust = (
 const showFinding = (f: Finding): string =>
   `  - ${f.code} (${FINDING_TEXT[f.code]}) in ${f.kind} "${escapeUntrusted(f.item)}" ${f.field}\n      matched: "${escapeUntrusted(f.matched, 240)}"`;
 
+/** The refusal as the host would have shown it: for a lane's own child, at drift, or at admission. */
+const refusalLines = (policy: Policy, server: string, rec: GuardRecord, first: Finding): string[] => {
+  // Refused when its surface changed under a pinned admission (drift), or at its first admission.
+  const lastDrift = rec.drift.at(-1);
+  const atDrift =
+    rec.status === 'refused' && lastDrift !== undefined && lastDrift.to === rec.surfaceHash && lastDrift.outcome === 'refused';
+  return [
+    '',
+    formatRefusal({
+      upstream: server,
+      lanes: rec.lane !== undefined ? [rec.lane] : lanesWithServer(policy, server),
+      layer: 'semantic',
+      tool: first.item,
+      finding: first.finding,
+      matched: first.matched,
+      action:
+        rec.lane !== undefined
+          ? `upstream withheld from lane "${rec.lane}", whose own child showed this; every other child is vetted as it changes`
+          : atDrift
+            ? 'upstream withdrawn from every lane at once; lanes served without it'
+            : 'upstream not registered; lanes served without it',
+      remedy: semanticRemedy(server, first.item),
+      when: atDrift ? 'drift' : 'admission',
+    }),
+    '',
+  ];
+};
+
+/** The reviewed overrides of the server (or tool), each said to cover the current surface or to be stale. */
+const overrideLines = (policy: Policy, server: string, rec: GuardRecord, tool: string | undefined): string[] => {
+  const trusted = readTrust(policy.gateway.stateDir).filter((o) => o.server === server && (!tool || namesItem(o.item, tool)));
+  return [
+    `  overrides:    ${trusted.length === 0 ? 'none' : ''}`,
+    ...trusted.map((o) => {
+      const current = rec.itemHashes[`${o.kind}:${o.item}`];
+      return `  - ${o.kind} "${escapeUntrusted(o.item)}" reviewed by ${o.reviewedBy} at ${o.at}${o.note ? ` (${escapeUntrusted(o.note)})` : ''}: ${current === o.hash ? 'covers the current surface' : 'STALE: the item changed since review'}`;
+    }),
+  ];
+};
+
+/** The last ten surface changes. */
+const driftLines = (rec: GuardRecord): string[] => [
+  `  drift:        ${rec.drift.length === 0 ? 'none' : ''}`,
+  ...rec.drift
+    .slice(-10)
+    .map(
+      (d) =>
+        `  - ${d.at} ${d.from.slice(0, 12)} → ${d.to.slice(0, 12)} (${d.outcome}): ${d.changes.map((c) => `${c.kind} ${escapeUntrusted(c.item)} ${c.change}`).join(', ')}`,
+    ),
+];
+
+/** The tools: one line each, or (for one tool) its whole JSON. */
+const toolLines = (rec: GuardRecord, tool: string | undefined): string[] => {
+  const tools = (rec.surface.tools ?? []).filter((t) => !tool || namesItem(String(t.name ?? ''), tool));
+  return [
+    `  tools (${tools.length}):`,
+    ...tools.map((t) =>
+      tool
+        ? JSON.stringify(t, null, 2).replace(/^/gm, '    ')
+        : `  - ${escapeUntrusted(t.name)}: ${escapeUntrusted(String(t.description ?? ''), 160)}`,
+    ),
+  ];
+};
+
 /** `lanegate inspect SERVER [--tool T]`: surface, findings, pinned hash, overrides and drift, from the records. */
 export const runInspect = (policy: Policy, server: string, tool: string | undefined): number => {
   const s = policy.servers[server];
@@ -148,57 +212,11 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
   out.push(`  findings:     ${findings.length === 0 ? 'none' : ''}`);
   out.push(...findings.map(showFinding));
   const first = findings[0];
-  // Refused when its surface changed under a pinned admission (drift), or at its first admission.
-  const lastDrift = rec.drift.at(-1);
-  const atDrift =
-    rec.status === 'refused' && lastDrift !== undefined && lastDrift.to === rec.surfaceHash && lastDrift.outcome === 'refused';
-  if (first) {
-    out.push(
-      '',
-      formatRefusal({
-        upstream: server,
-        lanes: rec.lane !== undefined ? [rec.lane] : lanesWithServer(policy, server),
-        layer: 'semantic',
-        tool: first.item,
-        finding: first.finding,
-        matched: first.matched,
-        action:
-          rec.lane !== undefined
-            ? `upstream withheld from lane "${rec.lane}", whose own child showed this; every other child is vetted as it changes`
-            : atDrift
-              ? 'upstream withdrawn from every lane at once; lanes served without it'
-              : 'upstream not registered; lanes served without it',
-        remedy: semanticRemedy(server, first.item),
-        when: atDrift ? 'drift' : 'admission',
-      }),
-      '',
-    );
-  }
-  const trusted = readTrust(policy.gateway.stateDir).filter((o) => o.server === server && (!tool || namesItem(o.item, tool)));
-  out.push(`  overrides:    ${trusted.length === 0 ? 'none' : ''}`);
-  for (const o of trusted) {
-    const current = rec.itemHashes[`${o.kind}:${o.item}`];
-    out.push(
-      `  - ${o.kind} "${escapeUntrusted(o.item)}" reviewed by ${o.reviewedBy} at ${o.at}${o.note ? ` (${escapeUntrusted(o.note)})` : ''}: ${current === o.hash ? 'covers the current surface' : 'STALE: the item changed since review'}`,
-    );
-  }
-  out.push(`  drift:        ${rec.drift.length === 0 ? 'none' : ''}`);
-  for (const d of rec.drift.slice(-10)) {
-    out.push(
-      `  - ${d.at} ${d.from.slice(0, 12)} → ${d.to.slice(0, 12)} (${d.outcome}): ${d.changes.map((c) => `${c.kind} ${escapeUntrusted(c.item)} ${c.change}`).join(', ')}`,
-    );
-  }
+  if (first) out.push(...refusalLines(policy, server, rec, first));
+  out.push(...overrideLines(policy, server, rec, tool), ...driftLines(rec));
   out.push('  why (each signal the guard saw, with its weight):');
   out.push(...explainVerdicts(judgeSurface(rec.surface), tool).map((l) => `    ${l}`));
-  const tools = (rec.surface.tools ?? []).filter((t) => !tool || namesItem(String(t.name ?? ''), tool));
-  out.push(`  tools (${tools.length}):`);
-  for (const t of tools) {
-    out.push(
-      tool
-        ? JSON.stringify(t, null, 2).replace(/^/gm, '    ')
-        : `  - ${escapeUntrusted(t.name)}: ${escapeUntrusted(String(t.description ?? ''), 160)}`,
-    );
-  }
+  out.push(...toolLines(rec, tool));
   process.stdout.write(`${out.join('\n')}\n`);
   return 0;
 };

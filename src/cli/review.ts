@@ -20,68 +20,81 @@ const AXIS_NAMES: Record<string, string> = {
 
 const when = (t: number | undefined): string => (t ? new Date(t * 1000).toISOString().replace(/\.\d+Z$/, 'Z') : 'never');
 
-/** The review as a security reviewer reads it: a summary table, then every row in full. Pure. */
-export const renderReview = (rows: ReviewRow[]): string => {
-  const out: string[] = [];
+/** The summary table: one line per server. */
+const summaryLines = (rows: ReviewRow[]): string[] => {
   const w = Math.max(6, ...rows.map((r) => r.server.length));
-  out.push(
+  return [
     `${'server'.padEnd(w)}  ${'domain'.padEnd(14)} ${'kind'.padEnd(9)} ${'placement'.padEnd(9)}  ${'evidence'.padEnd(12)} refused by`,
-  );
-  for (const r of rows) {
-    out.push(
-      `${r.server.padEnd(w)}  ${r.domain.padEnd(14)} ${r.kind.padEnd(9)} ${r.placement.padEnd(9)}  ${r.strength.padEnd(12)} ${r.refusedBy.map((x) => AXIS_NAMES[x.axis] ?? x.axis).join(', ') || '-'}`,
-    );
-  }
-  for (const r of rows) {
-    out.push('', `${r.server} (prefix ${r.prefix}; lanes: ${r.lanes.join(', ') || 'none'})`);
-    out.push(
-      `  placement:  ${r.placement.toUpperCase()}${r.placement === 'shared' ? ' — one process serves every lane of its domain' : ' — one process per lane'}`,
-    );
-    out.push(`  evidence:   ${r.strength}`);
-    out.push(`  identity:   ${r.identity}${r.reportedVersion ? ` (reports version ${escapeUntrusted(r.reportedVersion, 40)})` : ''}`);
-    out.push(`  measured:   ${when(r.measuredAt)}`);
-    if (r.coverage)
-      out.push(
-        `  coverage:   ${r.coverage.exercised.length}/${r.coverage.listed} listed items exercised by the probe in every run (${r.coverage.exercised.join(', ') || 'none'})`,
-      );
-    if (r.placement === 'shared') {
-      out.push(`  scope:      ${r.scope.join(', ') || 'none'} — the shared child runs only these (plus listings and ping)`);
-      out.push('              any other request moves the lane making it to a dedicated child of its own');
-    }
-    if (r.refuted.length > 0)
-      out.push(`  refuted:    ${r.refuted.join(', ')} — never inside the scope until a demonstration exercising it passes`);
-    if (r.live) {
-      if (r.live.runningPlacement && r.live.runningPlacement !== r.placement)
-        out.push(`  running:    ${r.live.runningPlacement.toUpperCase()} right now; the running host is taking the new placement`);
-      if (r.live.promotedAt)
-        out.push(
-          `  promoted:   live at ${when(r.live.promotedAt / 1000)}; lanes moved onto the shared child since: ${r.live.joined?.map((j) => j.lane).join(', ') || 'none'}`,
-        );
-      if (r.live.retreatedAt) out.push(`  retreated:  live at ${when(r.live.retreatedAt / 1000)}`);
-      if (r.placement === 'shared' && r.live.runningPlacement !== 'dedicated')
-        out.push(`  on shared:  ${r.live.sharedLanes.join(', ') || 'no lane has called it yet'}`);
-      for (const e of r.live.escalations)
-        out.push(`  escalated:  lane ${e.lane} runs it dedicated since ${when(e.at / 1000)}: it called ${escapeUntrusted(e.request, 200)}`);
-    }
-    out.push(`  guard:      ${r.guard}`);
-    if (r.drift) out.push(`  drift:      ${escapeUntrusted(r.drift, 300)}`);
-    out.push('  reasons:');
-    for (const x of r.reasons) out.push(`    - ${x.code} [${x.grade}]: ${escapeUntrusted(x.detail, 300)}`);
-    if (r.hazards.length > 0) {
-      out.push('  ledger:');
-      for (const h of r.hazards) {
-        out.push(
-          `    - identity ${h.identity || '(unattributed)'}${h.current ? ' (current)' : ' (another launch; does not count now)'}: ${h.record.codes.join(', ')} ×${h.record.count}, last ${when(h.record.lastSeen)}`,
-        );
-      }
-    }
-    if (r.refusedBy.length > 0) {
-      out.push('  co-location refused by:');
-      for (const x of r.refusedBy) out.push(`    - ${AXIS_NAMES[x.axis] ?? x.axis}: ${x.remedy}`);
-    }
-  }
-  return `${out.join('\n')}\n`;
+    ...rows.map(
+      (r) =>
+        `${r.server.padEnd(w)}  ${r.domain.padEnd(14)} ${r.kind.padEnd(9)} ${r.placement.padEnd(9)}  ${r.strength.padEnd(12)} ${r.refusedBy.map((x) => AXIS_NAMES[x.axis] ?? x.axis).join(', ') || '-'}`,
+    ),
+  ];
 };
+
+/** What the running gateway did with the server: its placement now, live promotion and retreat, who is on the shared child. */
+const liveLines = (r: ReviewRow, live: NonNullable<ReviewRow['live']>): string[] => {
+  const out: string[] = [];
+  if (live.runningPlacement && live.runningPlacement !== r.placement)
+    out.push(`  running:    ${live.runningPlacement.toUpperCase()} right now; the running host is taking the new placement`);
+  if (live.promotedAt)
+    out.push(
+      `  promoted:   live at ${when(live.promotedAt / 1000)}; lanes moved onto the shared child since: ${live.joined?.map((j) => j.lane).join(', ') || 'none'}`,
+    );
+  if (live.retreatedAt) out.push(`  retreated:  live at ${when(live.retreatedAt / 1000)}`);
+  if (r.placement === 'shared' && live.runningPlacement !== 'dedicated')
+    out.push(`  on shared:  ${live.sharedLanes.join(', ') || 'no lane has called it yet'}`);
+  for (const e of live.escalations)
+    out.push(`  escalated:  lane ${e.lane} runs it dedicated since ${when(e.at / 1000)}: it called ${escapeUntrusted(e.request, 200)}`);
+  return out;
+};
+
+/** The reasons, the hazards the ledger holds, and what refused co-location (with the remedy for each). */
+const groundLines = (r: ReviewRow): string[] => {
+  const out: string[] = ['  reasons:'];
+  for (const x of r.reasons) out.push(`    - ${x.code} [${x.grade}]: ${escapeUntrusted(x.detail, 300)}`);
+  if (r.hazards.length > 0) {
+    out.push('  ledger:');
+    for (const h of r.hazards) {
+      out.push(
+        `    - identity ${h.identity || '(unattributed)'}${h.current ? ' (current)' : ' (another launch; does not count now)'}: ${h.record.codes.join(', ')} ×${h.record.count}, last ${when(h.record.lastSeen)}`,
+      );
+    }
+  }
+  if (r.refusedBy.length > 0) {
+    out.push('  co-location refused by:');
+    for (const x of r.refusedBy) out.push(`    - ${AXIS_NAMES[x.axis] ?? x.axis}: ${x.remedy}`);
+  }
+  return out;
+};
+
+/** One server in full. */
+const rowLines = (r: ReviewRow): string[] => {
+  const out: string[] = ['', `${r.server} (prefix ${r.prefix}; lanes: ${r.lanes.join(', ') || 'none'})`];
+  out.push(
+    `  placement:  ${r.placement.toUpperCase()}${r.placement === 'shared' ? ' — one process serves every lane of its domain' : ' — one process per lane'}`,
+  );
+  out.push(`  evidence:   ${r.strength}`);
+  out.push(`  identity:   ${r.identity}${r.reportedVersion ? ` (reports version ${escapeUntrusted(r.reportedVersion, 40)})` : ''}`);
+  out.push(`  measured:   ${when(r.measuredAt)}`);
+  if (r.coverage)
+    out.push(
+      `  coverage:   ${r.coverage.exercised.length}/${r.coverage.listed} listed items exercised by the probe in every run (${r.coverage.exercised.join(', ') || 'none'})`,
+    );
+  if (r.placement === 'shared') {
+    out.push(`  scope:      ${r.scope.join(', ') || 'none'} — the shared child runs only these (plus listings and ping)`);
+    out.push('              any other request moves the lane making it to a dedicated child of its own');
+  }
+  if (r.refuted.length > 0)
+    out.push(`  refuted:    ${r.refuted.join(', ')} — never inside the scope until a demonstration exercising it passes`);
+  if (r.live) out.push(...liveLines(r, r.live));
+  out.push(`  guard:      ${r.guard}`);
+  if (r.drift) out.push(`  drift:      ${escapeUntrusted(r.drift, 300)}`);
+  return [...out, ...groundLines(r)];
+};
+
+/** The review as a security reviewer reads it: a summary table, then every row in full. Pure. */
+export const renderReview = (rows: ReviewRow[]): string => `${[...summaryLines(rows), ...rows.flatMap(rowLines)].join('\n')}\n`;
 
 /** Rows from the records on disk, loaded once (works with the gateway stopped), and any unreadable file. */
 export const reviewFromRecords = (policy: Policy): { rows: ReviewRow[]; problems: RecordProblem[] } => {

@@ -147,60 +147,68 @@ const flowFeatures = (c: Collector, field: string, text: string): void => {
 
 const isParamField = (v: VisibleString): boolean => v.parameter !== undefined;
 
-/**
- * Features of one item. `strings` are the item's visible strings, `hits` the rule signals the
- * rules found in them, `siblings` every tool and prompt name on the same server.
- */
-export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: ReadonlySet<string>): Feature[] => {
-  const c = collector();
-  const item = strings[0]?.item ?? '';
-  const rawDescription = strings.find((v) => v.field === 'description' || v.field === 'instructions')?.text ?? '';
-  const description = normalise(rawDescription);
-  const purpose = `${nameWords(item)} ${firstSentence(description)}`;
-  const purposeSensitive = PURPOSE_SENSITIVE.test(purpose);
+/** What an item says it is for: its name's words and its description's first sentence. */
+interface Purpose {
+  text: string;
+  /** The purpose itself reaches sensitive things (reaching them is then no surprise). */
+  sensitive: boolean;
+}
 
-  for (const h of hits) c.add(`rule:${h.cls}:${h.weight}`, h.field, h.matched);
-
-  let all = '';
-  let prose = '';
-  const params = new Set(strings.flatMap((v) => (v.parameter !== undefined ? [v.parameter] : [])));
-  for (const v of strings) {
-    const text = normalise(v.text);
-    all += `${text}\n`;
-    if (!v.field.endsWith('(name)') && v.field !== 'name') prose += `${text}\n`;
-    flowFeatures(c, v.field, text);
-    for (const [id, re] of SOURCES) {
-      const m = re.exec(text);
-      if (!m) continue;
-      c.add(`src:${id}`, v.field, text);
-      const beyondPurpose = v.field !== 'description' || !firstSentence(text).includes(m[0]);
-      if (!purposeSensitive && beyondPurpose) c.add(`purpose:reach-${id}`, v.field, text);
-      if (isParamField(v) && !purposeSensitive) c.add('purpose:param-reach', v.field, `${v.parameter}: ${text}`);
-    }
-    if (SINK_OUTSIDE.test(text) || SINK_NAMED.test(text)) c.add('sink:outside', v.field, text);
-    if (isParamField(v) && /\b(?:all|every|entire|full|whole|complete|verbatim|everything)\b/i.test(text) && SRC_CONVERSATION.test(text))
-      c.add('param:carries-context', v.field, `${v.parameter}: ${text}`);
-    for (const view of viewsOf(text)) {
-      const fresh = (re: RegExp): boolean => re.test(view.text) && !re.test(text);
-      if (SOURCES.some(([, re]) => fresh(re)) || [TRANSFER, SINK_OUTSIDE, OTHER_TOOLS, BCC, HARM].some(fresh))
-        c.add(`view:${view.how}`, v.field, view.text);
-    }
-    for (const [id, re] of LOOKS) {
-      const m = re.exec(text);
-      if (m) c.add(id, v.field, sentences(text).find((x) => re.test(x)) ?? m[0]);
-    }
-    if (isParamField(v) && v.field.endsWith('(name)') && CARRIER_PARAM.test(text) && !purpose.toLowerCase().includes(text.toLowerCase()))
-      c.add('param:carrier-name', v.field, text);
-    const letters = text.match(/\p{L}/gu)?.length ?? 0;
-    const foreign =
-      text.match(/[\p{Script=Han}\p{Script=Cyrillic}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Arabic}]/gu)?.length ??
-      0;
-    if (letters > 20 && foreign / letters > 0.3) c.add('lang:non-latin', v.field, text);
+/** What it reaches, beyond its purpose, and where (a parameter that carries the conversation out). */
+const reachFeatures = (c: Collector, v: VisibleString, text: string, purpose: Purpose): void => {
+  for (const [id, re] of SOURCES) {
+    const m = re.exec(text);
+    if (!m) continue;
+    c.add(`src:${id}`, v.field, text);
+    const beyondPurpose = v.field !== 'description' || !firstSentence(text).includes(m[0]);
+    if (!purpose.sensitive && beyondPurpose) c.add(`purpose:reach-${id}`, v.field, text);
+    if (isParamField(v) && !purpose.sensitive) c.add('purpose:param-reach', v.field, `${v.parameter}: ${text}`);
   }
+  if (SINK_OUTSIDE.test(text) || SINK_NAMED.test(text)) c.add('sink:outside', v.field, text);
+  if (isParamField(v) && /\b(?:all|every|entire|full|whole|complete|verbatim|everything)\b/i.test(text) && SRC_CONVERSATION.test(text))
+    c.add('param:carries-context', v.field, `${v.parameter}: ${text}`);
+};
 
-  for (const name of toolRefs(prose)) {
-    if (params.has(name)) continue;
-    if (name === item || siblings.has(name)) c.add('ref:sibling', 'description', name);
+/** One visible string's features: flows, reach, what a decoded view adds, its looks, a carrier name, its script. */
+const stringFeatures = (c: Collector, v: VisibleString, text: string, purpose: Purpose): void => {
+  flowFeatures(c, v.field, text);
+  reachFeatures(c, v, text, purpose);
+  for (const view of viewsOf(text)) {
+    const fresh = (re: RegExp): boolean => re.test(view.text) && !re.test(text);
+    if (SOURCES.some(([, re]) => fresh(re)) || [TRANSFER, SINK_OUTSIDE, OTHER_TOOLS, BCC, HARM].some(fresh))
+      c.add(`view:${view.how}`, v.field, view.text);
+  }
+  for (const [id, re] of LOOKS) {
+    const m = re.exec(text);
+    if (m) c.add(id, v.field, sentences(text).find((x) => re.test(x)) ?? m[0]);
+  }
+  if (isParamField(v) && v.field.endsWith('(name)') && CARRIER_PARAM.test(text) && !purpose.text.toLowerCase().includes(text.toLowerCase()))
+    c.add('param:carrier-name', v.field, text);
+  const letters = text.match(/\p{L}/gu)?.length ?? 0;
+  const foreign =
+    text.match(/[\p{Script=Han}\p{Script=Cyrillic}\p{Script=Hangul}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Arabic}]/gu)?.length ??
+    0;
+  if (letters > 20 && foreign / letters > 0.3) c.add('lang:non-latin', v.field, text);
+};
+
+/** The item's text as a whole: tools it names, who it addresses, its manner and shape, its name. */
+const wholeFeatures = (
+  c: Collector,
+  w: {
+    item: string;
+    all: string;
+    prose: string;
+    params: Set<string>;
+    siblings: ReadonlySet<string>;
+    rawDescription: string;
+    purpose: Purpose;
+  },
+): void => {
+  const { item, all, rawDescription } = w;
+  const description = normalise(rawDescription);
+  for (const name of toolRefs(w.prose)) {
+    if (w.params.has(name)) continue;
+    if (name === item || w.siblings.has(name)) c.add('ref:sibling', 'description', name);
     else c.add('ref:foreign', 'description', name);
   }
   const other = OTHER_TOOLS.exec(all);
@@ -216,7 +224,30 @@ export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: 
   if (shouts > 0) c.add('shape:shouting', 'description', `${shouts} word(s) in capitals`, Math.min(1, shouts / 4));
   if (description.length > 600)
     c.add('shape:long', 'description', `${description.length} characters`, Math.min(1, description.length / 2000));
-  if (!purposeSensitive) c.add('purpose:narrow', 'name', purpose);
+  if (!w.purpose.sensitive) c.add('purpose:narrow', 'name', w.purpose.text);
   if (SELF_VOUCHING_NAME.test(item)) c.add('name:self-vouching', 'name', item);
+};
+
+/**
+ * Features of one item. `strings` are the item's visible strings, `hits` the rule signals the
+ * rules found in them, `siblings` every tool and prompt name on the same server.
+ */
+export const featuresOf = (strings: VisibleString[], hits: RuleHit[], siblings: ReadonlySet<string>): Feature[] => {
+  const c = collector();
+  const item = strings[0]?.item ?? '';
+  const rawDescription = strings.find((v) => v.field === 'description' || v.field === 'instructions')?.text ?? '';
+  const text = `${nameWords(item)} ${firstSentence(normalise(rawDescription))}`;
+  const purpose: Purpose = { text, sensitive: PURPOSE_SENSITIVE.test(text) };
+  for (const h of hits) c.add(`rule:${h.cls}:${h.weight}`, h.field, h.matched);
+  let all = '';
+  let prose = '';
+  const params = new Set(strings.flatMap((v) => (v.parameter !== undefined ? [v.parameter] : [])));
+  for (const v of strings) {
+    const t = normalise(v.text);
+    all += `${t}\n`;
+    if (!v.field.endsWith('(name)') && v.field !== 'name') prose += `${t}\n`;
+    stringFeatures(c, v, t, purpose);
+  }
+  wholeFeatures(c, { item, all, prose, params, siblings, rawDescription, purpose });
   return c.list();
 };

@@ -49,18 +49,19 @@ const decodeBase64Text = (blob: string): string | undefined => {
   }
 };
 
-export const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
+/** Text the reader sees but the operator does not (zero-width, bidi, tags, …), with what it decodes to. */
+const hiddenSignals = (v: VisibleString): Signal[] =>
+  findHidden(v.text).map((h) => ({
+    cls: 'hidden',
+    weight: 'strong',
+    id: h.kind,
+    at: v,
+    matched: h.decoded ? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")` : h.shown,
+  }));
+
+/** Each rule that hears the normalised text (unless its `unless` phrase comes just before). */
+const ruleSignals = (v: VisibleString, text: string): Signal[] => {
   const out: Signal[] = [];
-  for (const h of findHidden(v.text)) {
-    out.push({
-      cls: 'hidden',
-      weight: 'strong',
-      id: h.kind,
-      at: v,
-      matched: h.decoded ? `${h.shown} (decodes to "${h.decoded.slice(0, 160)}")` : h.shown,
-    });
-  }
-  const text = normalise(v.text);
   for (const r of RULES) {
     const m = r.re.exec(text);
     if (m && r.unless?.test(text.slice(Math.max(0, m.index - 60), m.index))) continue;
@@ -74,67 +75,61 @@ export const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
         hit: m[0],
       });
   }
-  if (v.parameter !== undefined) {
-    const m = PARAM_TARGET.exec(text);
-    if (m && !v.field.endsWith('(name)'))
-      out.push({
-        cls: 'param',
-        weight: 'strong',
-        id: 'param-target',
-        at: v,
-        matched: sentenceAround(text, m.index, m[0].length),
-      });
-    if (v.field.endsWith('(name)') && PARAM_NAME_TARGET.test(text))
-      out.push({
-        cls: 'param',
-        weight: 'medium',
-        id: 'param-name',
-        at: v,
-        matched: text,
-      });
-    if (v.field.endsWith('(name)') && PARAM_NAME_STRONG.test(text))
-      out.push({
-        cls: 'param',
-        weight: 'strong',
-        id: 'param-name-strong',
-        at: v,
-        matched: text,
-      });
-  }
-  if (depth === 0) {
-    // Encoded runs (base64, hex, percent, HTML entities) are read as the model would read them: a
-    // decoded run that says anything the rules hear is an encoded payload at the run's location.
-    for (const d of decodedRuns(v.text)) {
-      const inner = signalsOf({ ...v, field: `${v.field}(${d.how})`, text: d.text }, 1);
-      const plain = plainSightOf(normalise(d.text), v.field);
-      if (inner.some((s) => s.weight !== 'weak') || plain.length > 0)
-        out.push({
-          cls: 'blob',
-          weight: 'strong',
-          id: d.how,
-          at: { ...v, field: `${v.field}(${d.how})` },
-          matched: `${d.raw.slice(0, 60)}${d.raw.length > 60 ? '…' : ''} (decodes to "${d.text.slice(0, 120)}")`,
-        });
-      out.push(...inner);
-    }
-    for (const m of text.matchAll(B64)) {
-      if (m[0].length >= 160 && !decodeBase64Text(m[0]))
-        out.push({
-          cls: 'blob',
-          weight: 'strong',
-          id: 'base64',
-          at: v,
-          matched: `${m[0].slice(0, 60)}…`,
-        });
-    }
-    for (const m of text.matchAll(HEX))
+  return out;
+};
+
+/** A parameter's description that targets something else, or a parameter name that does. */
+const paramSignals = (v: VisibleString, text: string): Signal[] => {
+  const out: Signal[] = [];
+  const m = PARAM_TARGET.exec(text);
+  const isName = v.field.endsWith('(name)');
+  if (m && !isName)
+    out.push({
+      cls: 'param',
+      weight: 'strong',
+      id: 'param-target',
+      at: v,
+      matched: sentenceAround(text, m.index, m[0].length),
+    });
+  if (isName && PARAM_NAME_TARGET.test(text)) out.push({ cls: 'param', weight: 'medium', id: 'param-name', at: v, matched: text });
+  if (isName && PARAM_NAME_STRONG.test(text)) out.push({ cls: 'param', weight: 'strong', id: 'param-name-strong', at: v, matched: text });
+  return out;
+};
+
+/**
+ * Encoded runs (base64, hex, percent, HTML entities) are read as the model would read them: a
+ * decoded run that says anything the rules hear is an encoded payload at the run's location. A
+ * long base64 run that is not text, and any long hex run, are blobs in themselves.
+ */
+const encodedSignals = (v: VisibleString, text: string): Signal[] => {
+  const out: Signal[] = [];
+  for (const d of decodedRuns(v.text)) {
+    const inner = signalsOf({ ...v, field: `${v.field}(${d.how})`, text: d.text }, 1);
+    const plain = plainSightOf(normalise(d.text), v.field);
+    if (inner.some((s) => s.weight !== 'weak') || plain.length > 0)
       out.push({
         cls: 'blob',
         weight: 'strong',
-        id: 'hex',
-        at: v,
-        matched: `${m[0].slice(0, 60)}…`,
+        id: d.how,
+        at: { ...v, field: `${v.field}(${d.how})` },
+        matched: `${d.raw.slice(0, 60)}${d.raw.length > 60 ? '…' : ''} (decodes to "${d.text.slice(0, 120)}")`,
       });
+    out.push(...inner);
   }
+  for (const m of text.matchAll(B64)) {
+    if (m[0].length >= 160 && !decodeBase64Text(m[0]))
+      out.push({ cls: 'blob', weight: 'strong', id: 'base64', at: v, matched: `${m[0].slice(0, 60)}…` });
+  }
+  for (const m of text.matchAll(HEX)) out.push({ cls: 'blob', weight: 'strong', id: 'hex', at: v, matched: `${m[0].slice(0, 60)}…` });
   return out;
+};
+
+export const signalsOf = (v: VisibleString, depth = 0): Signal[] => {
+  const text = normalise(v.text);
+  return [
+    ...hiddenSignals(v),
+    ...ruleSignals(v, text),
+    ...(v.parameter !== undefined ? paramSignals(v, text) : []),
+    ...(depth === 0 ? encodedSignals(v, text) : []),
+  ];
 };

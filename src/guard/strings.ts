@@ -40,61 +40,62 @@ const schemaStrings = (
   param?: string,
 ): void => {
   if (depth > MAX_DEPTH || schema === null || typeof schema !== 'object') return;
+  const at: At = { base, item, kind, out, depth, ...(param ? { param } : {}) };
   if (Array.isArray(schema)) {
-    for (const [i, s] of schema.entries()) {
-      if (typeof s === 'string' && s.length > 0)
-        out.push({
-          kind,
-          item,
-          field: `${base}[${i}]`,
-          text: s,
-          ...(param ? { parameter: param } : {}),
-        });
-      else schemaStrings(s, `${base}[${i}]`, item, kind, out, depth + 1, param);
-    }
+    arrayStrings(schema, at);
     return;
   }
   const o = schema as Record<string, unknown>;
-  const push = (field: string, v: string): void => {
-    if (v.length > 0)
-      out.push({
-        kind,
-        item,
-        field: `${base}.${field}`,
-        text: v,
-        ...(param ? { parameter: param } : {}),
-      });
-  };
   const props = o.properties !== null && typeof o.properties === 'object' ? (o.properties as Record<string, unknown>) : {};
-  for (const [key, v] of Object.entries(o)) {
-    if (NAMED_SCHEMAS.has(key) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
-      for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
-        out.push({
-          kind,
-          item,
-          field: `${base}.${key}.${name}(name)`,
-          text: name,
-          parameter: name,
-        });
-        schemaStrings(sub, `${base}.${key}.${name}`, item, kind, out, depth + 1, name);
-      }
-    } else if (typeof v === 'string') {
-      if (key === 'type' && JSON_TYPES.has(v)) continue;
-      push(key, v);
-    } else if (key === 'required' && Array.isArray(v)) {
-      for (const [i, r] of v.entries()) if (typeof r === 'string' && !(r in props)) push(`required[${i}]`, r);
-    } else if (key === 'type' && Array.isArray(v)) {
-      for (const [i, t] of v.entries()) if (typeof t === 'string' && !JSON_TYPES.has(t)) push(`type[${i}]`, t);
-    } else if ((key === 'default' || key === 'const' || key === 'example') && v !== null && typeof v === 'object') {
-      if (JSON.stringify(v) !== '{}' && JSON.stringify(v) !== '[]') push(key, JSON.stringify(v));
-    } else if ((key === 'examples' || key === 'enum') && Array.isArray(v)) {
-      for (const [i, e] of v.entries()) {
-        if (typeof e === 'string') push(`${key}[${i}]`, e);
-        else if (e !== null && typeof e === 'object') push(`${key}[${i}]`, JSON.stringify(e));
-      }
-    } else if (v !== null && typeof v === 'object') {
-      schemaStrings(v, `${base}.${key}`, item, kind, out, depth + 1, param);
+  for (const [key, v] of Object.entries(o)) keyStrings(key, v, props, at);
+};
+
+/** Where a schema walk is: the path so far, the item, the parameter it is inside (if any), and where strings go. */
+interface At {
+  base: string;
+  item: string;
+  kind: SurfaceKind;
+  out: VisibleString[];
+  depth: number;
+  param?: string;
+}
+
+/** A non-empty string found at `field` (under the walk's parameter, if any). */
+const found = (at: At, field: string, text: string): void => {
+  if (text.length > 0) at.out.push({ kind: at.kind, item: at.item, field, text, ...(at.param ? { parameter: at.param } : {}) });
+};
+
+/** An array's strings; its other entries walked one level deeper. */
+const arrayStrings = (schema: unknown[], at: At): void => {
+  for (const [i, s] of schema.entries()) {
+    if (typeof s === 'string' && s.length > 0) found(at, `${at.base}[${i}]`, s);
+    else schemaStrings(s, `${at.base}[${i}]`, at.item, at.kind, at.out, at.depth + 1, at.param);
+  }
+};
+
+/** One key of a schema object: named sub-schemas (their names too), text, and values a model reads as JSON. */
+const keyStrings = (key: string, v: unknown, props: Record<string, unknown>, at: At): void => {
+  const push = (field: string, text: string): void => found(at, `${at.base}.${field}`, text);
+  if (NAMED_SCHEMAS.has(key) && v !== null && typeof v === 'object' && !Array.isArray(v)) {
+    for (const [name, sub] of Object.entries(v as Record<string, unknown>)) {
+      at.out.push({ kind: at.kind, item: at.item, field: `${at.base}.${key}.${name}(name)`, text: name, parameter: name });
+      schemaStrings(sub, `${at.base}.${key}.${name}`, at.item, at.kind, at.out, at.depth + 1, name);
     }
+  } else if (typeof v === 'string') {
+    if (!(key === 'type' && JSON_TYPES.has(v))) push(key, v);
+  } else if (key === 'required' && Array.isArray(v)) {
+    for (const [i, r] of v.entries()) if (typeof r === 'string' && !(r in props)) push(`required[${i}]`, r);
+  } else if (key === 'type' && Array.isArray(v)) {
+    for (const [i, t] of v.entries()) if (typeof t === 'string' && !JSON_TYPES.has(t)) push(`type[${i}]`, t);
+  } else if ((key === 'default' || key === 'const' || key === 'example') && v !== null && typeof v === 'object') {
+    if (JSON.stringify(v) !== '{}' && JSON.stringify(v) !== '[]') push(key, JSON.stringify(v));
+  } else if ((key === 'examples' || key === 'enum') && Array.isArray(v)) {
+    for (const [i, e] of v.entries()) {
+      if (typeof e === 'string') push(`${key}[${i}]`, e);
+      else if (e !== null && typeof e === 'object') push(`${key}[${i}]`, JSON.stringify(e));
+    }
+  } else if (v !== null && typeof v === 'object') {
+    schemaStrings(v, `${at.base}.${key}`, at.item, at.kind, at.out, at.depth + 1, at.param);
   }
 };
 

@@ -1,13 +1,14 @@
 import type { GuardReport } from '../link/reports.js';
 import type { Log } from '../log/lite.js';
-import { diffSurfaces, itemHash, surfaceHash } from '../guard/hash.js';
-import { formatRefusal, type Refusal, semanticRemedy } from '../guard/refusal.js';
+import { diffSurfaces, surfaceHash } from '../guard/hash.js';
+import { formatRefusal, type Refusal } from '../guard/refusal.js';
 import { capabilityVariant } from '../guard/profile.js';
 import { type Finding, type GuardContext, scanSurface, type Surface, type VerdictMemo } from '../guard/scanner.js';
 
 /** Enough for every item of a few large servers; past it the memo starts over. */
 const MEMO_MAX = 50_000;
-import { hashOfItem, type TrustOverride, uncovered } from '../guard/trust.js';
+import { type TrustOverride, uncovered } from '../guard/trust.js';
+import { type Drift, itemHashesOf, laneRefusal, type Seen, serverRefusal } from './guard-verdict.js';
 import { readTrust, trustVersion } from '../records/trust-file.js';
 
 interface ServerGuardState {
@@ -107,18 +108,7 @@ export class HostGuard {
       return 'admitted';
     }
     const first = open[0] as Finding;
-    const refusal: Refusal = {
-      upstream: server,
-      lanes: [lane],
-      layer: 'semantic',
-      tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
-      item: first.item,
-      finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
-      matched: first.matched,
-      action: `upstream withheld from lane "${lane}", whose own child showed this; every other child is vetted as it changes`,
-      remedy: semanticRemedy(server, first.item),
-      when: 'drift',
-    };
+    const refusal = laneRefusal(server, lane, open);
     byLane.set(lane, { refusal, surface });
     this.laneRefusals.set(server, byLane);
     this.log.error(
@@ -178,91 +168,103 @@ export class HostGuard {
     if (this.memo.size > MEMO_MAX) this.memo.clear();
     const all = scanSurface(surface, this.memo, this.catalogBeside(server));
     const open = uncovered(server, surface, all, this.overrides);
-    const trusted = all.filter((f) => !open.includes(f));
     const prev = this.state.get(server);
+    const v: Seen = {
+      server,
+      surface,
+      hash,
+      open,
+      trusted: all.filter((f) => !open.includes(f)),
+      itemHashes: itemHashesOf(surface, all),
+      prev,
+      drift: this.driftOf(server, surface, hash, prev, profile),
+      profile,
+    };
+    // The first surface a host sees of a server (a fresh child, before any lane acted on it) is the
+    // server's, pinned and judged for every lane; later ones from a lane's own child are that lane's.
+    if (lane !== undefined && prev !== undefined) return this.vetForLane(server, surface, lane, open, this.laneReport(v));
+    return open.length > 0 ? this.refuse(v) : this.admit(v);
+  }
+
+  /**
+   * The change a surface is from the pin it is compared with: its capability profile's own last
+   * surface, else the server's pin. Drift is a change within one capability profile; against
+   * another profile's surface, tools that appear only for some client capabilities are not (every
+   * surface is still scanned). Records the profile's surface.
+   */
+  private driftOf(server: string, surface: Surface, hash: string, prev: ServerGuardState | undefined, profile?: string): Drift | undefined {
     const pinned = prev?.pinned;
-    // Drift is a change within one capability profile; against another profile's surface, tools
-    // that appear only for some client capabilities are not (every surface is still scanned).
     const key = `${server}\u0000${profile ?? ''}`;
     const mine = profile !== undefined ? this.profilePins.get(key) : undefined;
     const base = mine ?? (pinned !== undefined && prev ? { hash: pinned, surface: prev.surface } : undefined);
     const changes = base && base.hash !== hash ? diffSurfaces(base.surface, surface) : undefined;
     const variant = changes !== undefined && !mine && profile !== undefined && prev?.profile !== profile && capabilityVariant(changes);
-    const drift = base && changes && !variant ? { from: base.hash, to: hash, changes } : undefined;
     if (profile !== undefined) this.profilePins.set(key, { hash, surface });
     if (variant)
       this.log.info(
         { event: 'guard_capability_variant', server, profile, tools: changes.map((c) => `${c.change} ${c.item}`) },
         `surface of "${server}" differs for clients offering ${profile || 'no capabilities'} (tools gated on a client capability); scanned clean, not drift`,
       );
-    const itemHashes: Record<string, string> = {};
-    for (const f of all) {
-      const h = hashOfItem(surface, f.kind, f.item);
-      if (h) itemHashes[`${f.kind}:${f.item}`] = h;
-    }
-    for (const t of surface.tools ?? []) itemHashes[`tool:${String(t.name)}`] = itemHash(t);
-    // The first surface a host sees of a server (a fresh child, before any lane acted on it) is the
-    // server's, pinned and judged for every lane; later ones from a lane's own child are that lane's.
-    if (lane !== undefined && prev !== undefined)
-      return this.vetForLane(server, surface, lane, open, {
-        server,
-        surfaceHash: hash,
-        ...(pinned !== undefined ? { pinnedHash: pinned } : {}),
-        surface,
-        findings: [],
-        trusted,
-        itemHashes,
-        ...(drift ? { drift } : {}),
-        ...(profile !== undefined ? { profile } : {}),
-      });
+    return base && changes && !variant ? { from: base.hash, to: hash, changes } : undefined;
+  }
 
-    if (open.length > 0) {
-      const first = open[0] as Finding;
-      const refusal: Refusal = {
-        upstream: server,
-        lanes: this.lanesOf(server),
-        layer: 'semantic',
-        tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
-        item: first.item,
-        finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more finding${open.length > 2 ? 's' : ''})` : ''}`,
-        matched: first.matched,
-        action: drift
-          ? 'upstream withdrawn from every lane at once; lanes served without it'
-          : 'upstream not registered; lanes served without it',
-        remedy: semanticRemedy(server, first.item),
-        when: drift ? 'drift' : 'admission',
-      };
-      this.state.set(server, { status: 'refused', ...(pinned !== undefined ? { pinned } : {}), surface, refusal });
-      this.log.error(
-        {
-          event: 'guard_refused',
-          server,
-          layer: 'semantic',
-          code: first.code,
-          field: first.field,
-          tool: refusal.tool,
-          finding: refusal.finding,
-          action: refusal.action,
-          remedy: refusal.remedy,
-          when: refusal.when,
-        },
-        `\n${formatRefusal(refusal)}`,
-      );
-      this.report({
+  /** What a lane's own child's surface is reported with (vetForLane adds its verdict). */
+  private laneReport(v: Seen): Omit<GuardReport, 'status'> {
+    const pinned = v.prev?.pinned;
+    return {
+      server: v.server,
+      surfaceHash: v.hash,
+      ...(pinned !== undefined ? { pinnedHash: pinned } : {}),
+      surface: v.surface,
+      findings: [],
+      trusted: v.trusted,
+      itemHashes: v.itemHashes,
+      ...(v.drift ? { drift: v.drift } : {}),
+      ...(v.profile !== undefined ? { profile: v.profile } : {}),
+    };
+  }
+
+  /** A finding no override covers: the server is refused (or withdrawn) for every lane of this host at once. */
+  private refuse(v: Seen): 'refused' {
+    const { server, open, drift } = v;
+    const first = open[0] as Finding;
+    const pinned = v.prev?.pinned;
+    const refusal = serverRefusal(server, this.lanesOf(server), open, drift !== undefined);
+    this.state.set(server, { status: 'refused', ...(pinned !== undefined ? { pinned } : {}), surface: v.surface, refusal });
+    this.log.error(
+      {
+        event: 'guard_refused',
         server,
-        status: 'refused',
-        surfaceHash: hash,
-        ...(pinned ? { pinnedHash: pinned } : {}),
-        surface,
-        findings: open,
-        trusted,
-        itemHashes,
-        ...(drift ? { drift } : {}),
-        refusal,
-      });
-      return 'refused';
-    }
-    this.state.set(server, { status: 'admitted', pinned: hash, surface, ...(profile !== undefined ? { profile } : {}) });
+        layer: 'semantic',
+        code: first.code,
+        field: first.field,
+        tool: refusal.tool,
+        finding: refusal.finding,
+        action: refusal.action,
+        remedy: refusal.remedy,
+        when: refusal.when,
+      },
+      `\n${formatRefusal(refusal)}`,
+    );
+    this.report({
+      server,
+      status: 'refused',
+      surfaceHash: v.hash,
+      ...(pinned ? { pinnedHash: pinned } : {}),
+      surface: v.surface,
+      findings: open,
+      trusted: v.trusted,
+      itemHashes: v.itemHashes,
+      ...(drift ? { drift } : {}),
+      refusal,
+    });
+    return 'refused';
+  }
+
+  /** Scanned clean: the surface is pinned (a change is drift, logged); reported when the verdict or the pin changed. */
+  private admit(v: Seen): 'admitted' {
+    const { server, hash, prev, drift, profile } = v;
+    this.state.set(server, { status: 'admitted', pinned: hash, surface: v.surface, ...(profile !== undefined ? { profile } : {}) });
     if (drift) {
       this.log.warn(
         { event: 'guard_drift', server, from: drift.from.slice(0, 12), to: hash.slice(0, 12), changes: drift.changes },
@@ -275,10 +277,10 @@ export class HostGuard {
         status: 'admitted',
         surfaceHash: hash,
         pinnedHash: hash,
-        surface,
+        surface: v.surface,
         findings: [],
-        trusted,
-        itemHashes,
+        trusted: v.trusted,
+        itemHashes: v.itemHashes,
         ...(drift ? { drift } : {}),
         ...(profile !== undefined ? { profile } : {}),
       });

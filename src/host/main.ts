@@ -8,7 +8,9 @@ import { LINK_MAX_LINE, LinePeer } from '../rpc/peer.js';
 import { resultTooLarge } from '../rpc/too-large.js';
 import { largeText } from '../rpc/gc-hint.js';
 import { launchStdio } from '../upstream/stdio-child.js';
-import { SHARED_CLIENT_CAPABILITIES } from '../upstream/conn.js';
+import { SHARED_CLIENT_CAPABILITIES, type UpstreamConn } from '../upstream/conn.js';
+import type { ServerConfig } from '../policy/model.js';
+import type { SlotHooks } from './slot-types.js';
 import { connectHttp } from '../upstream/http-client.js';
 import { openForward } from '../link/forward.js';
 import { LINK } from '../link/protocol.js';
@@ -30,79 +32,66 @@ export interface ServedHost {
   close: () => Promise<void>;
 }
 
-/**
- * Wires a Host to a link (its input and output): the front's requests in, the host's
- * notifications and client requests out. The process entry uses stdin/stdout; tests use a
- * memory link (src/link/memory.ts) and run the host in their own process.
- */
-export const serveHost = (
-  cfg: HostConfig,
-  link: { input: Readable; output: Writable },
-  log: Log,
-  env: Record<string, string | undefined> = process.env,
-): ServedHost => {
-  const secrets = readSecrets(cfg);
-  const ambient = { ...env };
-  let peer: LinePeer | undefined;
-  const host = new Host(
-    cfg,
-    (server, lane, ev, era, fallback) =>
-      server.transport.kind === 'stdio'
-        ? launchStdio(
-            stdioLaunchFor(server, lane, ambient, secrets, cfg.stateDir),
-            {
-              ...ev,
-              onStderr: (line) => log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
-              onLimit: (info) => log.warn({ event: 'upstream_limit', server: server.name, lane, ...info }, 'upstream went past a limit'),
-            },
-            {
-              era,
-              fallback,
-              resultBytes: host.resultBytes,
-              server: server.name,
-              ...(lane === undefined ? { capabilities: SHARED_CLIENT_CAPABILITIES } : {}),
-            },
-          )
-        : connectHttp(
-            server,
-            lane,
-            secrets,
-            {
-              ...ev,
-              onLimit: (info) => log.warn({ event: 'upstream_limit', server: server.name, lane, ...info }, 'upstream went past a limit'),
-            },
-            host.resultBytes,
-          ),
-    {
-      notify: (method: string, params: Record<string, unknown>) => peer?.notify(method, params),
-      request: (method, params, timeoutMs) =>
-        peer ? peer.request(method, params, timeoutMs) : Promise.reject(new Error('no link to the front')),
-    } as HostOut,
-    log,
-    (server, tag, clientInfo) => {
-      const l = stdioLaunchFor(server, undefined, ambient, secrets, cfg.stateDir);
-      const cwd = path.join(cfg.stateDir, 'scratch', server.domain, server.name, tag);
-      return launchStdio(
-        { ...l, cwd, env: { ...l.env, HOME: cwd } },
-        {
-          onNotification: () => undefined,
-          onServerRequest: async () => {
-            throw new RpcFailure({ code: ERR.methodNotFound, message: 'not available during measurement' });
-          },
-          onExit: () => undefined,
+/** What a host reaches its upstreams with: its config, the environment it was given, its secrets, its log. */
+interface Wiring {
+  cfg: HostConfig;
+  ambient: Record<string, string | undefined>;
+  secrets: Map<string, string>;
+  log: Log;
+}
+
+/** How a slot reaches its upstream: a stdio child (a shared one offered no roots) or an HTTP backend; `resultBytes` read at connect time. */
+const upstreamConnector =
+  (w: Wiring, resultBytes: () => number): SlotHooks['connect'] =>
+  (server, lane, ev, era, fallback) => {
+    const onLimit = (info: { detail: string; bytes?: number; limit?: number }): void =>
+      w.log.warn({ event: 'upstream_limit', server: server.name, lane, ...info }, 'upstream went past a limit');
+    if (server.transport.kind !== 'stdio') return connectHttp(server, lane, w.secrets, { ...ev, onLimit }, resultBytes());
+    return launchStdio(
+      stdioLaunchFor(server, lane, w.ambient, w.secrets, w.cfg.stateDir),
+      {
+        ...ev,
+        onStderr: (line) => w.log.debug({ server: server.name, lane, stderr: line.slice(0, 2000) }, 'upstream stderr'),
+        onLimit,
+      },
+      {
+        era,
+        fallback,
+        resultBytes: resultBytes(),
+        server: server.name,
+        ...(lane === undefined ? { capabilities: SHARED_CLIENT_CAPABILITIES } : {}),
+      },
+    );
+  };
+
+/** A measurement's scratch child: its own working directory and HOME, no lane to relay to. */
+const scratchLauncher =
+  (w: Wiring) =>
+  (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }): Promise<UpstreamConn> => {
+    const l = stdioLaunchFor(server, undefined, w.ambient, w.secrets, w.cfg.stateDir);
+    const cwd = path.join(w.cfg.stateDir, 'scratch', server.domain, server.name, tag);
+    return launchStdio(
+      { ...l, cwd, env: { ...l.env, HOME: cwd } },
+      {
+        onNotification: () => undefined,
+        onServerRequest: async () => {
+          throw new RpcFailure({ code: ERR.methodNotFound, message: 'not available during measurement' });
         },
-        // Measurement speaks the handshake era unless the upstream speaks only 2026-07-28.
-        {
-          era: server.upstreamEra === 'modern' ? 'modern' : 'legacy',
-          fallback: server.upstreamEra === 'auto',
-          capabilities: SHARED_CLIENT_CAPABILITIES,
-          ...(clientInfo ? { clientInfo } : {}),
-        },
-      );
-    },
-    secrets.values(),
-  );
-  const linked = new LinePeer(
+        onExit: () => undefined,
+      },
+      // Measurement speaks the handshake era unless the upstream speaks only 2026-07-28.
+      {
+        era: server.upstreamEra === 'modern' ? 'modern' : 'legacy',
+        fallback: server.upstreamEra === 'auto',
+        capabilities: SHARED_CLIENT_CAPABILITIES,
+        ...(clientInfo ? { clientInfo } : {}),
+      },
+    );
+  };
+
+/** The host's end of the link: the front's requests in (a forward opened here, once); no answer past the bound out. */
+const linkToFront = (link: { input: Readable; output: Writable }, host: Host, cfg: HostConfig, log: Log): LinePeer =>
+  new LinePeer(
     link.input,
     link.output,
     {
@@ -122,6 +111,34 @@ export const serveHost = (
       },
     },
   );
+
+/**
+ * Wires a Host to a link (its input and output): the front's requests in, the host's
+ * notifications and client requests out. The process entry uses stdin/stdout; tests use a
+ * memory link (src/link/memory.ts) and run the host in their own process.
+ */
+export const serveHost = (
+  cfg: HostConfig,
+  link: { input: Readable; output: Writable },
+  log: Log,
+  env: Record<string, string | undefined> = process.env,
+): ServedHost => {
+  const w: Wiring = { cfg, ambient: { ...env }, secrets: readSecrets(cfg), log };
+  let peer: LinePeer | undefined;
+  const out = {
+    notify: (method: string, params: Record<string, unknown>) => peer?.notify(method, params),
+    request: (method, params, timeoutMs) =>
+      peer ? peer.request(method, params, timeoutMs) : Promise.reject(new Error('no link to the front')),
+  } as HostOut;
+  const host: Host = new Host(
+    cfg,
+    upstreamConnector(w, () => host.resultBytes),
+    out,
+    log,
+    scratchLauncher(w),
+    w.secrets.values(),
+  );
+  const linked = linkToFront(link, host, cfg, log);
   peer = linked;
   return { host, peer: linked, close: () => host.close() };
 };

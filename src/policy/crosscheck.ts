@@ -22,104 +22,126 @@ const metaProblem = (path: PathProblem['path'], value: string): PathProblem | un
 
 const SECRET_REF = /\{secret:([^}]*)\}/g;
 
-export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
-  const problems: PathProblem[] = [];
-  const push = (p: PathProblem | undefined): void => {
-    if (p) problems.push(p);
-  };
+type Server = PolicyDoc['servers'][string];
+type Problems = (PathProblem | undefined)[];
 
-  for (const [cmdName, cmd] of Object.entries(doc.commands)) {
-    push(metaProblem(['commands', cmdName, 'path'], cmd.path));
+/** Every allowlisted command path, read for shell text. */
+const commandProblems = (doc: PolicyDoc): Problems =>
+  Object.entries(doc.commands).map(([cmdName, cmd]) => metaProblem(['commands', cmdName, 'path'], cmd.path));
+
+/** The server's trust domain is declared; its prefix is not the gateway's and not another server's (claimed in `owners`). */
+const identityProblems = (doc: PolicyDoc, name: string, s: Server, owners: Map<string, string>): Problems => {
+  const out: Problems = [];
+  if (!doc.trustDomains[s.domain]) {
+    out.push({ path: ['servers', name, 'domain'], message: `trust domain "${s.domain}" is not declared in trustDomains` });
   }
-
-  const prefixOwner = new Map<string, string>();
-  for (const [serverName, s] of Object.entries(doc.servers)) {
-    const domain = doc.trustDomains[s.domain];
-    if (!domain) {
-      problems.push({ path: ['servers', serverName, 'domain'], message: `trust domain "${s.domain}" is not declared in trustDomains` });
-    }
-    if (s.prefix === 'lanegate') {
-      problems.push({
-        path: ['servers', serverName, 'prefix'],
-        value: s.prefix,
-        message: 'layer one (structural): prefix "lanegate" is reserved for the gateway\'s own tools',
-      });
-    }
-    const owner = prefixOwner.get(s.prefix);
-    if (owner) {
-      problems.push({
-        path: ['servers', serverName, 'prefix'],
-        message: `layer one (structural): prefix "${s.prefix}" is already claimed by server "${owner}"; prefixes must be unique`,
-        value: s.prefix,
-      });
-    } else {
-      prefixOwner.set(s.prefix, serverName);
-    }
-    if (s.stdio) {
-      if (!doc.commands[s.stdio.command]) {
-        problems.push({
-          path: ['servers', serverName, 'stdio', 'command'],
-          message: `layer one (structural): command "${s.stdio.command}" is not on the allowlist (declare it under commands)`,
-          value: s.stdio.command,
-        });
-      }
-      push(metaProblem(['servers', serverName, 'stdio', 'command'], s.stdio.command));
-      for (const [i, a] of s.stdio.args.entries()) push(metaProblem(['servers', serverName, 'stdio', 'args', i], a));
-      for (const [k, v] of Object.entries(s.stdio.env)) {
-        push(metaProblem(['servers', serverName, 'stdio', 'env', k], v));
-      }
-    }
-    if (s.http) {
-      if (s.upstreamEra === 'modern' || s.upstreamEra === 'match')
-        problems.push({
-          path: ['servers', serverName, 'upstreamEra'],
-          message: 'applies to stdio upstreams only; an http upstream is spoken to in 2025-11-25',
-        });
-      const url = new URL(s.http.url);
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-        problems.push({ path: ['servers', serverName, 'http', 'url'], message: 'must be an http:// or https:// URL' });
-      }
-      for (const [h, v] of Object.entries(s.http.headers)) {
-        push(metaProblem(['servers', serverName, 'http', 'headers', h], v));
-        for (const m of v.matchAll(SECRET_REF)) {
-          if (!domain?.secrets?.[m[1] ?? '']) {
-            problems.push({
-              path: ['servers', serverName, 'http', 'headers', h],
-              message: `references secret "${m[1]}" which trust domain "${s.domain}" does not declare`,
-            });
-          }
-        }
-      }
-    }
-    if (s.probe && domain?.kind === 'principal') {
-      problems.push({
-        path: ['servers', serverName, 'probe'],
-        message: `a server in principal domain "${s.domain}" never shares, so it is never probed; remove the probe`,
-      });
-    }
-  }
-
-  for (const [laneName, lane] of Object.entries(doc.lanes)) {
-    if (lane.naming === 'bare' && lane.servers.length !== 1) {
-      problems.push({
-        path: ['lanes', laneName, 'naming'],
-        message: `naming: bare needs exactly one server in the loadout (has ${lane.servers.length}); with more, names could collide`,
-      });
-    }
-    const seen = new Set<string>();
-    lane.servers.forEach((ref, i) => {
-      if (!doc.servers[ref]) {
-        problems.push({ path: ['lanes', laneName, 'servers', i], message: `server "${ref}" is not declared in servers` });
-      }
-      if (seen.has(ref)) problems.push({ path: ['lanes', laneName, 'servers', i], message: `server "${ref}" is listed twice` });
-      seen.add(ref);
+  if (s.prefix === 'lanegate') {
+    out.push({
+      path: ['servers', name, 'prefix'],
+      value: s.prefix,
+      message: 'layer one (structural): prefix "lanegate" is reserved for the gateway\'s own tools',
     });
   }
+  const owner = owners.get(s.prefix);
+  if (owner) {
+    out.push({
+      path: ['servers', name, 'prefix'],
+      message: `layer one (structural): prefix "${s.prefix}" is already claimed by server "${owner}"; prefixes must be unique`,
+      value: s.prefix,
+    });
+  } else {
+    owners.set(s.prefix, name);
+  }
+  return out;
+};
 
-  for (const [domainName, d] of Object.entries(doc.trustDomains)) {
-    for (const [secret, ref] of Object.entries(d.secrets ?? {})) {
-      push(metaProblem(['trustDomains', domainName, 'secrets', secret, 'file'], ref.file));
+/** A stdio server's command is on the allowlist; it, its arguments and its environment carry no shell text. */
+const stdioProblems = (doc: PolicyDoc, name: string, stdio: NonNullable<Server['stdio']>): Problems => [
+  doc.commands[stdio.command]
+    ? undefined
+    : {
+        path: ['servers', name, 'stdio', 'command'],
+        message: `layer one (structural): command "${stdio.command}" is not on the allowlist (declare it under commands)`,
+        value: stdio.command,
+      },
+  metaProblem(['servers', name, 'stdio', 'command'], stdio.command),
+  ...stdio.args.map((a, i) => metaProblem(['servers', name, 'stdio', 'args', i], a)),
+  ...Object.entries(stdio.env).map(([k, v]) => metaProblem(['servers', name, 'stdio', 'env', k], v)),
+];
+
+/** An http server: no stdio-only era, an http(s) URL, headers without shell text or undeclared secrets. */
+const httpProblems = (doc: PolicyDoc, name: string, s: Server, http: NonNullable<Server['http']>): Problems => {
+  const out: Problems = [];
+  if (s.upstreamEra === 'modern' || s.upstreamEra === 'match')
+    out.push({
+      path: ['servers', name, 'upstreamEra'],
+      message: 'applies to stdio upstreams only; an http upstream is spoken to in 2025-11-25',
+    });
+  const url = new URL(http.url);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    out.push({ path: ['servers', name, 'http', 'url'], message: 'must be an http:// or https:// URL' });
+  }
+  const secrets = doc.trustDomains[s.domain]?.secrets;
+  for (const [h, v] of Object.entries(http.headers)) {
+    out.push(metaProblem(['servers', name, 'http', 'headers', h], v));
+    for (const m of v.matchAll(SECRET_REF)) {
+      if (!secrets?.[m[1] ?? '']) {
+        out.push({
+          path: ['servers', name, 'http', 'headers', h],
+          message: `references secret "${m[1]}" which trust domain "${s.domain}" does not declare`,
+        });
+      }
     }
   }
-  return problems;
+  return out;
+};
+
+/** One server, in the order a reader meets its settings. */
+const serverProblems = (doc: PolicyDoc, name: string, s: Server, owners: Map<string, string>): Problems => [
+  ...identityProblems(doc, name, s, owners),
+  ...(s.stdio ? stdioProblems(doc, name, s.stdio) : []),
+  ...(s.http ? httpProblems(doc, name, s, s.http) : []),
+  s.probe && doc.trustDomains[s.domain]?.kind === 'principal'
+    ? {
+        path: ['servers', name, 'probe'],
+        message: `a server in principal domain "${s.domain}" never shares, so it is never probed; remove the probe`,
+      }
+    : undefined,
+];
+
+/** A lane's loadout: declared servers, each once; `naming: bare` with exactly one. */
+const laneProblems = (doc: PolicyDoc, laneName: string, lane: PolicyDoc['lanes'][string]): Problems => {
+  const out: Problems = [];
+  if (lane.naming === 'bare' && lane.servers.length !== 1) {
+    out.push({
+      path: ['lanes', laneName, 'naming'],
+      message: `naming: bare needs exactly one server in the loadout (has ${lane.servers.length}); with more, names could collide`,
+    });
+  }
+  const seen = new Set<string>();
+  lane.servers.forEach((ref, i) => {
+    if (!doc.servers[ref]) {
+      out.push({ path: ['lanes', laneName, 'servers', i], message: `server "${ref}" is not declared in servers` });
+    }
+    if (seen.has(ref)) out.push({ path: ['lanes', laneName, 'servers', i], message: `server "${ref}" is listed twice` });
+    seen.add(ref);
+  });
+  return out;
+};
+
+/** Every secret file path, read for shell text. */
+const secretFileProblems = (doc: PolicyDoc): Problems =>
+  Object.entries(doc.trustDomains).flatMap(([domainName, d]) =>
+    Object.entries(d.secrets ?? {}).map(([secret, ref]) => metaProblem(['trustDomains', domainName, 'secrets', secret, 'file'], ref.file)),
+  );
+
+export const crossCheck = (doc: PolicyDoc): PathProblem[] => {
+  const owners = new Map<string, string>();
+  const all: Problems = [
+    ...commandProblems(doc),
+    ...Object.entries(doc.servers).flatMap(([name, s]) => serverProblems(doc, name, s, owners)),
+    ...Object.entries(doc.lanes).flatMap(([laneName, lane]) => laneProblems(doc, laneName, lane)),
+    ...secretFileProblems(doc),
+  ];
+  return all.filter((p): p is PathProblem => p !== undefined);
 };

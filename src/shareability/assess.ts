@@ -65,20 +65,12 @@ export interface Assessment {
 
 const rank = (s: Strength): number => STRENGTHS.indexOf(s);
 
-/**
- * Evidence → strength, reasons and placement. Pure: no IO, no clock, no config reads; the
- * ordering is verified by unit tests, not by inspection.
- */
-export const assess = (i: AssessInput): Assessment => {
-  const reasons: Reason[] = [];
-  const r = (code: ReasonCode, grade: Reason['grade'], detail: string): void => {
-    reasons.push({ code, grade, detail });
-  };
-  const row = i.row;
-  const demo = row?.demonstration;
+type Note = (code: ReasonCode, grade: Reason['grade'], detail: string) => void;
 
+/** What was observed, and what about the server or its domain rules sharing out whatever any probe shows. */
+const structuralReasons = (i: AssessInput, r: Note): void => {
   for (const h of i.hazards) r('observed_hazard', 'refuted', h);
-  for (const x of demo?.refutations ?? [])
+  for (const x of i.row?.demonstration?.refutations ?? [])
     r(
       'demonstration_refuted',
       'refuted',
@@ -90,40 +82,41 @@ export const assess = (i: AssessInput): Assessment => {
   if (i.server.perLaneLaunch) r('per_lane_launch', 'disqualified', 'args or env name {lane}');
   if (i.server.transport !== 'stdio') r('not_stdio', 'disqualified', i.server.transport);
   if (!i.server.enabled) r('disabled', 'note', 'enabled: false');
+};
 
-  const structurallyOut = i.domain.kind === 'principal' || i.domain.perLane || i.server.perLaneLaunch || i.server.transport !== 'stdio';
-  if (row) {
-    if (row.declaresCallerIdentity) r('declares_caller_identity', 'declared', 'lanegate/caller-identity');
-    if (row.ran && !row.callerSensitive)
-      r('preflight_passed', row.declaresCallerIdentity ? 'declared' : 'measured', 'handshake replayed identically for two callers');
-    if (!row.ran) r('preflight_not_run', row.declaresCallerIdentity ? 'declared' : 'supporting', row.error ?? 'could not ask');
-    if (row.ran && row.callerSensitive) r('handshake_not_reproducible', 'note', row.divergent.join(', '));
-    if (demo?.passed)
-      r(
-        'demonstration_passed',
-        'demonstrated',
-        `scope ${demo.scope.length} of ${demo.coverage.listed} listed items: ${demo.scope.join(', ')}; any other request moves the lane making it to a dedicated child`,
-      );
-    for (const n of row.degradations ?? []) r('degrades_when_shared', 'note', describeDegradation(n));
-    for (const n of demo?.notes ?? []) r('restart_output_differs', 'note', n);
-  } else if (!structurallyOut) {
-    r('not_probed', 'unknown', 'not measured under this launch identity');
-  }
-  if (!i.server.hasProbe && !structurallyOut) r('no_probe', 'note', 'no probe declared: nothing can be demonstrated');
-  if (row && !reasons.some((x) => x.grade !== 'note' && x.grade !== 'supporting'))
-    r('no_objection_found', 'no_objection', 'nothing disqualifying was found');
-  if (i.guard === 'refused') r('guard_refused', 'note', 'layer two refused the surface');
-  if (i.guard === 'unseen') r('guard_not_seen', 'note', 'surface not scanned yet');
+/** What the verdict row of the current launch identity says: the pre-flight, the demonstration, their notes. */
+const measuredReasons = (row: VerdictRow, r: Note): void => {
+  const demo = row.demonstration;
+  if (row.declaresCallerIdentity) r('declares_caller_identity', 'declared', 'lanegate/caller-identity');
+  if (row.ran && !row.callerSensitive)
+    r('preflight_passed', row.declaresCallerIdentity ? 'declared' : 'measured', 'handshake replayed identically for two callers');
+  if (!row.ran) r('preflight_not_run', row.declaresCallerIdentity ? 'declared' : 'supporting', row.error ?? 'could not ask');
+  if (row.ran && row.callerSensitive) r('handshake_not_reproducible', 'note', row.divergent.join(', '));
+  if (demo?.passed)
+    r(
+      'demonstration_passed',
+      'demonstrated',
+      `scope ${demo.scope.length} of ${demo.coverage.listed} listed items: ${demo.scope.join(', ')}; any other request moves the lane making it to a dedicated child`,
+    );
+  for (const n of row.degradations ?? []) r('degrades_when_shared', 'note', describeDegradation(n));
+  for (const n of demo?.notes ?? []) r('restart_output_differs', 'note', n);
+};
 
+/** The strongest grade among the reasons (notes and supporting ones do not count); none is unknown. */
+const strengthOf = (reasons: Reason[]): Strength => {
   const graded = reasons.map((x) => x.grade).filter((g): g is Strength => (STRENGTHS as readonly string[]).includes(g));
-  const strength = graded.length === 0 ? 'unknown' : graded.reduce((a, b) => (rank(a) <= rank(b) ? a : b));
+  return graded.length === 0 ? 'unknown' : graded.reduce((a, b) => (rank(a) <= rank(b) ? a : b));
+};
 
+/** Where the server runs, the axes that refused sharing, and what would change each. */
+const placementOf = (i: AssessInput): Pick<Assessment, 'placement' | 'refusedBy' | 'remedies'> => {
+  const demo = i.row?.demonstration;
   const refuted = (demo?.refutations.length ?? 0) > 0;
   const decision = decidePlacement(
     { share: i.server.share, perLaneLaunch: i.server.perLaneLaunch },
     { kind: i.domain.kind, perLane: i.domain.perLane },
     {
-      demonstrated: i.server.enabled && i.server.transport === 'stdio' && row?.ran === true && demo?.passed === true && !refuted,
+      demonstrated: i.server.enabled && i.server.transport === 'stdio' && i.row?.ran === true && demo?.passed === true && !refuted,
       hazard: i.hazards.length > 0,
       guardAdmitted: i.guard === 'admitted',
     },
@@ -137,7 +130,29 @@ export const assess = (i: AssessInput): Assessment => {
     : decision.refusedBy;
   const remedies: Assessment['remedies'] = {};
   for (const axis of refusedBy) remedies[axis] = remedyFor(axis, i, refuted);
-  return { strength, reasons, placement: decision.placement, refusedBy, remedies };
+  return { placement: decision.placement, refusedBy, remedies };
+};
+
+/**
+ * Evidence → strength, reasons and placement. Pure: no IO, no clock, no config reads; the
+ * ordering is verified by unit tests, not by inspection.
+ */
+export const assess = (i: AssessInput): Assessment => {
+  const reasons: Reason[] = [];
+  const r: Note = (code, grade, detail) => {
+    reasons.push({ code, grade, detail });
+  };
+  structuralReasons(i, r);
+  const structurallyOut = i.domain.kind === 'principal' || i.domain.perLane || i.server.perLaneLaunch || i.server.transport !== 'stdio';
+  if (i.row) measuredReasons(i.row, r);
+  else if (!structurallyOut) r('not_probed', 'unknown', 'not measured under this launch identity');
+  if (!i.server.hasProbe && !structurallyOut) r('no_probe', 'note', 'no probe declared: nothing can be demonstrated');
+  if (i.row && !reasons.some((x) => x.grade !== 'note' && x.grade !== 'supporting'))
+    r('no_objection_found', 'no_objection', 'nothing disqualifying was found');
+  if (i.guard === 'refused') r('guard_refused', 'note', 'layer two refused the surface');
+  if (i.guard === 'unseen') r('guard_not_seen', 'note', 'surface not scanned yet');
+  const { placement, refusedBy, remedies } = placementOf(i);
+  return { strength: strengthOf(reasons), reasons, placement, refusedBy, remedies };
 };
 
 const remedyFor = (axis: PlacementAxis, i: AssessInput, refuted: boolean): string => {

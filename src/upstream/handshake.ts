@@ -1,5 +1,15 @@
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import type { LinePeer } from '../rpc/peer.js';
-import { CLIENT_CAPABILITIES, CLIENT_TASKS, MODERN_META, MODERN_REVISION, UPSTREAM_PROTOCOL_VERSION, type UpstreamInit } from './conn.js';
+import {
+  CLIENT_CAPABILITIES,
+  CLIENT_INFO,
+  CLIENT_TASKS,
+  type Era,
+  MODERN_META,
+  MODERN_REVISION,
+  UPSTREAM_PROTOCOL_VERSION,
+  type UpstreamInit,
+} from './conn.js';
 
 type Params = Record<string, unknown>;
 
@@ -43,4 +53,73 @@ export const listChangedFilter = (caps: Params): Record<string, true> | undefine
   if (on('prompts')) f.promptsListChanged = true;
   if (on('resources')) f.resourcesListChanged = true;
   return Object.keys(f).length > 0 ? f : undefined;
+};
+
+type Envelope = (p: Params | undefined) => Params;
+
+/**
+ * 2026-07-28: no handshake; every request carries the envelope. A caller-provided
+ * clientCapabilities (the lane's own) wins over the gateway's default.
+ */
+export const modernEnvelope =
+  (clientInfo: { name: string; version: string }, capabilities: Params | undefined): Envelope =>
+  (params) => {
+    const meta = (params?._meta as Params | undefined) ?? {};
+    return {
+      ...(params ?? {}),
+      _meta: {
+        [MODERN_META.protocolVersion]: MODERN_REVISION,
+        [MODERN_META.clientInfo]: clientInfo,
+        [MODERN_META.clientCapabilities]: capabilities ?? CLIENT_CAPABILITIES,
+        ...meta,
+      },
+    };
+  };
+
+/** The era a link speaks, and what its server said; or why it did not start (in the era last tried). */
+export type Handshaken = { ok: true; init: UpstreamInit; modern: boolean } | { ok: false; error: unknown; modern: boolean };
+
+export interface HandshakeOptions {
+  initTimeoutMs: number;
+  clientInfo?: { name: string; version: string };
+  era?: Era;
+  /** Try the other era when the upstream refuses the first handshake (`upstreamEra: auto`). */
+  fallback?: boolean;
+  capabilities?: Params;
+}
+
+/**
+ * The handshake in the era asked for, then (`auto`) in the other one if the upstream ANSWERED
+ * with a refusal; one that hung up or never answered does not get a second try. A 2026-07-28
+ * link then holds a list-change subscription open for its life.
+ */
+export const handshake = async (peer: LinePeer, envelope: Envelope, opts: HandshakeOptions): Promise<Handshaken> => {
+  let modern = opts.era === 'modern';
+  const clientInfo = opts.clientInfo ?? CLIENT_INFO;
+  const once = (m: boolean): Promise<UpstreamInit> =>
+    m ? discover(peer, envelope, opts.initTimeoutMs) : initialize(peer, clientInfo, opts.initTimeoutMs, opts.capabilities);
+  try {
+    let init: UpstreamInit;
+    try {
+      init = await once(modern);
+    } catch (e) {
+      const silent = peer.isClosed || (e instanceof RpcFailure && e.rpc.code === ERR.timeout);
+      if (!opts.fallback || silent) throw e;
+      modern = !modern;
+      init = await once(modern);
+    }
+    if (modern) listenForChanges(peer, envelope, init);
+    return { ok: true, init, modern };
+  } catch (error) {
+    return { ok: false, error, modern };
+  }
+};
+
+/**
+ * In 2026-07-28 a server sends list changes only on a subscription: hold one open for the life of
+ * the link (its answer comes only when the server closes it).
+ */
+const listenForChanges = (peer: LinePeer, envelope: Envelope, init: UpstreamInit): void => {
+  const filter = listChangedFilter(init.capabilities);
+  if (filter) void peer.request('subscriptions/listen', envelope({ notifications: filter }), 0).catch(() => undefined);
 };

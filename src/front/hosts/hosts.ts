@@ -1,4 +1,4 @@
-import { type Linked, spawnPiped, stopPiped } from '../../supervision/spawn.js';
+import { type Exit, type Linked, spawnPiped, stopPiped } from '../../supervision/spawn.js';
 import type { Logger } from 'pino';
 import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../../link/config.js';
 import { noteFailure } from '../../supervision/restart.js';
@@ -17,6 +17,21 @@ import { ENTRIES, VERSION } from '../../install-paths.js';
 const HOST_V8_FLAGS = ['--max-semi-space-size=1'];
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
 const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'MALLOC_ARENA_MAX', 'LANEGATE_SPOT_CHECK_MS'];
+
+/** A host's whole environment: the allowlisted variables of the front's, and its config. */
+const hostEnv = (cfg: HostConfig): Record<string, string> => {
+  const env: Record<string, string> = {};
+  for (const k of HOST_ENV_ALLOW) {
+    const v = process.env[k];
+    if (v !== undefined) env[k] = v;
+  }
+  env[HOST_CONFIG_ENV] = JSON.stringify(cfg);
+  return env;
+};
+
+/** Diagnostics flags the operator started the front with (e.g. --heapsnapshot-signal) apply to hosts too. */
+const diagnosticFlags = (): string[] =>
+  process.execArgv.filter((a) => a.startsWith('--heapsnapshot-signal') || a.startsWith('--diagnostic-dir') || a.startsWith('--cpu-prof'));
 
 interface HostProc {
   cfg: HostConfig;
@@ -120,22 +135,19 @@ export class HostManager {
     const h: HostProc = prev ?? { cfg, crashes: 0, retryAt: 0, startedAt: 0, stopping: false };
     h.cfg = cfg;
     this.hosts.set(key, h);
-    const env: Record<string, string> = {};
-    for (const k of HOST_ENV_ALLOW) {
-      const v = process.env[k];
-      if (v !== undefined) env[k] = v;
-    }
-    env[HOST_CONFIG_ENV] = JSON.stringify(cfg);
-    // Diagnostics flags the operator started the front with (e.g. --heapsnapshot-signal) apply to hosts too.
-    const diag = process.execArgv.filter(
-      (a) => a.startsWith('--heapsnapshot-signal') || a.startsWith('--diagnostic-dir') || a.startsWith('--cpu-prof'),
-    );
-    const child = this.launch(key, cfg, env, diag);
+    const child = this.launch(key, cfg, hostEnv(cfg), diagnosticFlags());
     h.child = child;
-    const { stdout, stdin } = child;
-    const peer = new LinePeer(
-      stdout,
-      stdin,
+    const peer = this.linkTo(key, child);
+    void child.exited.then((r) => this.exited(key, h, peer, r));
+    h.ready = this.handshake(key, h, child, peer);
+    return h.ready;
+  }
+
+  /** The link to a host over its stdin/stdout: its notifications and requests go to the front's events. */
+  private linkTo(key: string, child: Linked): LinePeer {
+    return new LinePeer(
+      child.stdout,
+      child.stdin,
       {
         onNotification: (n) => this.events.onNotification(key, n),
         onRequest: (req) => {
@@ -147,26 +159,32 @@ export class HostManager {
       },
       { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeText().note(chars) },
     );
-    void child.exited.then((r) => {
-      h.stopWatch?.();
-      peer.close(`host "${key}" exited`);
-      if (h.peer === peer) h.peer = undefined;
-      const detail = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
-      if (h.stopping || this.closed) return;
-      noteFailure(h, `crashed (${detail})`);
-      this.log.error({ event: 'host_crashed', host: key, detail, crashes: h.crashes }, 'host crashed');
-      this.events.onHostExit(key, detail);
-      const t = setTimeout(
-        () => {
-          if (this.closed || h.stopping || h.peer || h.ready) return;
-          const cfgNow = this.configFor(key);
-          if (cfgNow) this.spawn(key, cfgNow, h).catch(() => undefined);
-        },
-        Math.max(0, h.retryAt - Date.now()),
-      );
-      t.unref();
-    });
-    h.ready = peer
+  }
+
+  /** A host ended: its link closes; unless it was stopped, the crash is noted and a restart planned after the backoff. */
+  private exited(key: string, h: HostProc, peer: LinePeer, r: Exit): void {
+    h.stopWatch?.();
+    peer.close(`host "${key}" exited`);
+    if (h.peer === peer) h.peer = undefined;
+    const detail = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
+    if (h.stopping || this.closed) return;
+    noteFailure(h, `crashed (${detail})`);
+    this.log.error({ event: 'host_crashed', host: key, detail, crashes: h.crashes }, 'host crashed');
+    this.events.onHostExit(key, detail);
+    const t = setTimeout(
+      () => {
+        if (this.closed || h.stopping || h.peer || h.ready) return;
+        const cfgNow = this.configFor(key);
+        if (cfgNow) this.spawn(key, cfgNow, h).catch(() => undefined);
+      },
+      Math.max(0, h.retryAt - Date.now()),
+    );
+    t.unref();
+  }
+
+  /** The link's handshake: the host is ready when it answers; one that does not is killed and the failure noted. */
+  private handshake(key: string, h: HostProc, child: Linked, peer: LinePeer): Promise<LinePeer> {
+    return peer
       .request(
         'initialize',
         { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'lanegate-front', version: VERSION } },
@@ -192,7 +210,6 @@ export class HostManager {
         child.kill('SIGKILL');
         throw e instanceof RpcFailure ? e : new RpcFailure({ code: ERR.unavailable, message: `host "${key}" failed to start` });
       });
-    return h.ready;
   }
 
   /** Starts a host now (shared domains start with the gateway). */

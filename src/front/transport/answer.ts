@@ -104,31 +104,22 @@ export const cancelFrom = (
 /** The request's headers as node parsed them (Hono's c.req.header() would build a whole Request for this). */
 const nodeHeaders = (c: Exchange): Readonly<Record<string, string | string[] | undefined>> => c.incoming?.headers ?? {};
 
+type Render = (r: Dispatched) => { status: number; body: Record<string, unknown> };
+
 /**
- * Dispatches and answers. A call whose client accepts SSE answers as plain JSON unless a
- * notification for it (progress, a log line) arrives before its result: then the response turns
- * into an SSE stream carrying those notifications and, last, the result.
+ * The call, in flight under its holder until `release`: cancellable by the lane, and (handshake era)
+ * aborted when its response closes before it finished. A modern call may outlive its request (MRTR parks it).
  */
-export const answer = async (
+const track = (
   c: Exchange,
   d0: McpHttpDeps,
   lane: string,
-  req: RpcRequest,
   session: string | undefined,
-  render: (r: Dispatched) => { status: number; body: Record<string, unknown> },
-  /** The body text `req` was parsed from: untouched params go to the host as this text. */
-  bodyText?: string,
-): Promise<Replied> => {
-  // Checked here, before a call stream takes the lane's progress token (dispatch checks the rest).
-  const problem = metaProblem(req.params?._meta);
-  if (problem) {
-    const out = render({ status: 400, error: { code: ERR.invalidParams, message: `Invalid params: ${problem}` } });
-    return c.json(out.body, out.status);
-  }
+  id: unknown,
+): { ac: AbortController; release: () => void } => {
   const ac = new AbortController();
-  const key = inflightKey(lane, session, req.id);
+  const key = inflightKey(lane, session, id);
   d0.inflight.set(key, ac);
-  // A legacy call ends with its connection; a modern one may outlive its request (MRTR parks it).
   if (session !== undefined) {
     // The response closing before it finished means the client went away (perhaps already).
     const outgoing = c.outgoing;
@@ -136,37 +127,57 @@ export const answer = async (
       if (!outgoing.writableFinished) ac.abort();
     });
   }
-  const d: McpHttpDeps = {
-    ...withTraceOf(c, d0),
-    signal: ac.signal,
-    era: session === undefined ? 'modern' : 'legacy',
-    // A call's result stays the host's text: a handshake-era lane gets it as it is, a 2026-07-28
-    // lane gets it spliced into the revision's result shape (modern-result.ts).
-    rawResults: true,
-    ...(bodyText !== undefined ? { laneBody: { text: bodyText, params: req.params } } : {}),
-    ...(session !== undefined ? { holder: session } : {}),
-    ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(nodeHeaders(c)) } : {}),
-  };
-  if (session === undefined && CALL_METHODS.has(req.method)) {
-    return answerModern(c, d, lane, req, render).finally(() => d0.inflight.delete(key));
-  }
-  const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
-  if (!CALL_METHODS.has(req.method) || !accepts) {
-    const r = await dispatchLegacy(d, lane, req).finally(() => d0.inflight.delete(key));
-    if (r.raw) return rawAnswer(c, req.id, { ...r, raw: r.raw });
-    const out = render(r);
-    return c.json(out.body, out.status);
-  }
-  const wantsLogs =
-    session !== undefined || (req.params?._meta as Record<string, unknown> | undefined)?.['io.modelcontextprotocol/logLevel'] !== undefined;
-  const s = d.streams.start(lane, progressTokenOf(req.params?._meta), session !== undefined, wantsLogs, session);
-  const done = dispatchLegacy(d, lane, withCallToken(req, s)).finally(() => d0.inflight.delete(key));
+  return { ac, release: () => d0.inflight.delete(key) };
+};
+
+/** What dispatch needs to know of this one request, beside the gateway's services. */
+const requestDeps = (
+  c: Exchange,
+  d0: McpHttpDeps,
+  signal: AbortSignal,
+  req: RpcRequest,
+  session: string | undefined,
+  bodyText: string | undefined,
+): McpHttpDeps => ({
+  ...withTraceOf(c, d0),
+  signal,
+  era: session === undefined ? 'modern' : 'legacy',
+  // A call's result stays the host's text: a handshake-era lane gets it as it is, a 2026-07-28
+  // lane gets it spliced into the revision's result shape (modern-result.ts).
+  rawResults: true,
+  ...(bodyText !== undefined ? { laneBody: { text: bodyText, params: req.params } } : {}),
+  ...(session !== undefined ? { holder: session } : {}),
+  ...(session === undefined && req.method === 'tools/call' ? { paramHeaders: paramHeadersOf(nodeHeaders(c)) } : {}),
+});
+
+/** A dispatched answer as JSON: the host's text spliced in when the front did not parse it. */
+const jsonAnswer = (c: Exchange, id: unknown, r: Dispatched, render: Render): Replied => {
+  if (r.raw) return rawAnswer(c, id, { ...r, raw: r.raw });
+  const out = render(r);
+  return c.json(out.body, out.status);
+};
+
+/**
+ * A handshake-era call whose client accepts SSE: plain JSON unless a notification for it arrives
+ * before its result; then an SSE stream of those notifications and, last, the result.
+ */
+const answerLegacyCall = async (
+  c: Exchange,
+  d: McpHttpDeps,
+  lane: string,
+  req: RpcRequest,
+  session: string | undefined,
+  render: Render,
+  release: () => void,
+): Promise<Replied> => {
+  const meta = req.params?._meta as Record<string, unknown> | undefined;
+  const wantsLogs = session !== undefined || meta?.['io.modelcontextprotocol/logLevel'] !== undefined;
+  const s = d.streams.start(lane, progressTokenOf(meta), session !== undefined, wantsLogs, session);
+  const done = dispatchLegacy(d, lane, withCallToken(req, s)).finally(release);
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {
     d.streams.end(s);
-    if (first.raw) return rawAnswer(c, req.id, { ...first, raw: first.raw });
-    const out = render(first);
-    return c.json(out.body, out.status);
+    return jsonAnswer(c, req.id, first, render);
   }
   return streamSse(c, async (stream) => {
     let result: Dispatched | undefined;
@@ -187,4 +198,33 @@ export const answer = async (
       d.streams.end(s);
     }
   });
+};
+
+/**
+ * Dispatches and answers. A call whose client accepts SSE answers as plain JSON unless a
+ * notification for it (progress, a log line) arrives before its result: then the response turns
+ * into an SSE stream carrying those notifications and, last, the result.
+ */
+export const answer = async (
+  c: Exchange,
+  d0: McpHttpDeps,
+  lane: string,
+  req: RpcRequest,
+  session: string | undefined,
+  render: Render,
+  /** The body text `req` was parsed from: untouched params go to the host as this text. */
+  bodyText?: string,
+): Promise<Replied> => {
+  // Checked here, before a call stream takes the lane's progress token (dispatch checks the rest).
+  const problem = metaProblem(req.params?._meta);
+  if (problem) {
+    const out = render({ status: 400, error: { code: ERR.invalidParams, message: `Invalid params: ${problem}` } });
+    return c.json(out.body, out.status);
+  }
+  const { ac, release } = track(c, d0, lane, session, req.id);
+  const d = requestDeps(c, d0, ac.signal, req, session, bodyText);
+  if (session === undefined && CALL_METHODS.has(req.method)) return answerModern(c, d, lane, req, render).finally(release);
+  const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
+  if (CALL_METHODS.has(req.method) && accepts) return answerLegacyCall(c, d, lane, req, session, render, release);
+  return jsonAnswer(c, req.id, await dispatchLegacy(d, lane, req).finally(release), render);
 };
