@@ -1,4 +1,5 @@
 import { childProfile } from '../guard/profile.js';
+import { VERSION } from '../install-paths.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
 import { escapeUntrusted } from '../log/escape.js';
@@ -201,7 +202,7 @@ export class Host {
       return {
         protocolVersion: '2025-11-25',
         capabilities: { tools: { listChanged: true }, prompts: { listChanged: true }, resources: { listChanged: true } },
-        serverInfo: { name: 'lanegate-host', version: '0.1.0' },
+        serverInfo: { name: 'lanegate-host', version: VERSION },
       };
     }
     if (req.method === 'ping') return {};

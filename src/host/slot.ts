@@ -146,6 +146,7 @@ export class ServerSlot {
       throw new LanegateError(
         'upstream_unavailable',
         `upstream "${this.config.name}" ${inst.lastError ?? 'failed'}; restarting in ${Math.ceil((inst.retryAt - now) / 100) / 10}s (crash ${inst.crashes})`,
+        { kind: inst.lastKind ?? 'crashed' },
       );
     }
     return this.start(inst);
@@ -200,7 +201,7 @@ export class ServerSlot {
           inst.starting = undefined;
           if (this.closed || inst.stopping) {
             void conn.stop();
-            throw new LanegateError('upstream_unavailable', `upstream "${name}" stopped`);
+            throw new LanegateError('upstream_unavailable', `upstream "${name}" stopped`, { kind: 'crashed' });
           }
           const spoken: Era = conn.modern ? 'modern' : 'legacy';
           if (spoken !== inst.era && !this.adopt(inst, spoken)) {
@@ -224,9 +225,9 @@ export class ServerSlot {
             if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
           }
           const detail = e instanceof LanegateError ? e.detail : 'failed to start';
-          noteFailure(inst, `failed to start (${detail})`);
+          noteFailure(inst, `failed to start (${detail})`, undefined, 'start_failed');
           this.hooks.onEvent({ server: name, ...(lane ? { lane } : {}), kind: 'start_failed', detail });
-          throw new LanegateError('upstream_unavailable', `upstream "${name}" failed to start: ${detail}`);
+          throw new LanegateError('upstream_unavailable', `upstream "${name}" failed to start: ${detail}`, { kind: 'start_failed' });
         },
       );
     inst.starting = p;
@@ -249,7 +250,7 @@ export class ServerSlot {
       this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'stopped' });
       return;
     }
-    noteFailure(inst, `crashed (${detail})`);
+    noteFailure(inst, `crashed (${detail})`, undefined, 'crashed');
     this.hooks.onEvent({ server: this.config.name, ...(lane ? { lane } : {}), kind: 'crashed', detail });
     // Lists may differ after a restart: every lane served by this child re-lists.
     this.hooks.onNotification(this.config.name, this.scopeOf(inst), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });

@@ -15,7 +15,7 @@ type Params = Record<string, unknown>;
  * pure pieces translate between the two.
  */
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
-export const MISSING_CLIENT_CAPABILITY = -32021;
+export const MISSING_CLIENT_CAPABILITY = ERR.missingCapability;
 
 /** Methods of the extension; a handshake-era lane has tasks/result and tasks/list instead of tasks/update. */
 export const MODERN_ONLY = 'tasks/update';

@@ -9,23 +9,10 @@ const kindOfError = (e: unknown): AbsenceCode | undefined => {
   return e instanceof RpcFailure ? e.kind : undefined;
 };
 
-/**
- * TRANSITIONAL, to delete: the kind read from the words of an error that does not carry one yet. The
- * host's slot (src/host/slot.ts) and the stdio child's link (src/upstream/stdio-child.ts) are being
- * changed by another branch; once they pass kinds (LanegateError `kind`, RpcEndpoint.close(reason, kind),
- * noteFailure(..., kind); the patch is in the issue-25b report) nothing reaches this.
- */
-const kindFromWords = (reason: string): AbsenceCode =>
-  /failed to start|initialize failed|no longer exists/.test(reason)
-    ? 'start_failed'
-    : /crash|restarting|stopped|ended|exited/.test(reason)
-      ? 'crashed'
-      : 'unavailable';
-
 /** The absence an error stands for: its code (the kind the error carries), and its words for people. Pure. */
 export const absenceOfError = (e: unknown): Omit<Absence, 'server'> => {
   const reason = e instanceof LanegateError ? e.detail : e instanceof Error ? e.message : 'unavailable';
-  return { code: kindOfError(e) ?? kindFromWords(reason), reason };
+  return { code: kindOfError(e) ?? 'unavailable', reason };
 };
 
 /** Whether an absence lasts until an operator acts (retrying cannot help). */

@@ -64,6 +64,7 @@ const peerOf = (proc: Piped, ev: UpstreamEvents, opts: StdioOptions): LinePeer =
       onNotification: (n) => ev.onNotification(n),
       onRequest: (r) => ev.onServerRequest(r),
       endReason: 'upstream process ended (crashed or exited) during the call',
+      endKind: 'crashed',
       onProtocolError: (detail) => ev.onLimit?.({ detail }),
     },
     {
@@ -107,7 +108,7 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
   void proc.exited.then((r) => {
     exited = true;
     const how = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
-    peer.close(`upstream process ended (${how})`);
+    peer.close(`upstream process ended (${how})`, 'crashed');
     ev.onExit(how);
   });
   const stop = async (): Promise<void> => {

@@ -14,11 +14,14 @@ describe('every error a lane sees says whether retrying can help', () => {
   });
   it('the host turns errors into codes, and the front turns codes into remedies', () => {
     assert.equal(
-      absenceOfError(new LanegateError('upstream_unavailable', 'upstream "x" failed to start: spawn error')).code,
+      absenceOfError(new LanegateError('upstream_unavailable', 'upstream "x" failed to start: spawn error', { kind: 'start_failed' })).code,
       'start_failed',
     );
     assert.equal(absenceOfError(new LanegateError('upstream_refused', 'command /bin/x no longer exists')).code, 'start_failed');
-    assert.equal(absenceOfError(new Error('upstream "x" crashed (exit 3)')).code, 'crashed');
+    assert.equal(
+      absenceOfError(new LanegateError('upstream_unavailable', 'upstream "x" crashed (exit 3)', { kind: 'crashed' })).code,
+      'crashed',
+    );
     assert.equal(absenceOfError('weird').code, 'unavailable');
     assert.match(remedyForAbsence('bad', { code: 'refused', item: 'echo' }), /lanegate inspect bad --tool echo/);
     // A name a lane chose to be huge is not repeated into every status answer (attack round 6).

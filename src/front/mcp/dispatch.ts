@@ -5,73 +5,16 @@ import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forwa
 import { LIST_FIELDS } from '../../link/lists.js';
 import { ERR, RpcFailure, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { isLinkTimeout } from '../../rpc/endpoint.js';
-import type { RawResult } from '../../rpc/raw.js';
-import type { JsonText } from '../../rpc/json-text.js';
-import type { Catalog } from './catalog.js';
-import type { Logger } from 'pino';
 import { paramsProblem } from './param-checks.js';
-import type { Era } from '../../upstream/conn.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { laneStatus, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 import { type Plan, planRequest } from './plan.js';
-import type { AuditRecord } from '../../audit/record.js';
 import { splitRawVia } from '../../link/via.js';
 import { auditorOf } from './audit-call.js';
 import { listTasks, taskEraGate } from './tasks.js';
+import type { Dispatched, DispatchDeps } from './dispatch-types.js';
 
-export interface DispatchDeps {
-  policy: () => Policy;
-  catalog: Catalog;
-  /** For the one error no lane request should cause: a bug in dispatch itself. */
-  log?: Logger;
-  /** A forwarded request to a host, its result left as the host's text. */
-  hostRequestRaw: (
-    key: string,
-    method: string,
-    params: Record<string, unknown> | JsonText,
-    timeoutMs: number,
-    signal?: AbortSignal,
-  ) => Promise<RawResult>;
-  /**
-   * The lane's body as it arrived, and the params object parsed from it: while a request still
-   * carries exactly those params (nothing rewrote them), it goes to the host as that text.
-   */
-  laneBody?: { text: string; params: unknown };
-  /** The caller passes a forwarded call's result on as text (Dispatched.raw) when it can. */
-  rawResults?: boolean;
-  /** Aborts when the lane cancels the call (or its connection goes away). */
-  signal?: AbortSignal;
-  /** The era the lane's request came in (hosts pick an era-matched upstream link by it). */
-  era?: Era;
-  /** The lane's holder making the request (a session id or a listen stream): subscriptions are its. */
-  holder?: string;
-  /** A 2026-07-28 tools/call's Mcp-Param-* headers: the host checks them against the tool's schema. */
-  paramHeaders?: Record<string, string>;
-  /** A resource subscription of a holder was made (on) or released (off) upstream. */
-  onSubscription?: (lane: string, holder: string, uri: string, on: boolean) => void;
-  serverInfo: { name: string; version: string };
-  /** Observes a forwarded call (metrics). `error` is a stable kind, never content. */
-  onCall?: (server: string, lane: string, method: string, seconds: number, error?: string) => void;
-  /** W3C trace context of the lane's HTTP request, passed on to the upstream call. */
-  trace?: { traceparent?: string; tracestate?: string };
-  /** Declared-inventory drift lines per server (shown in lanegate_status). */
-  drift: () => Record<string, string>;
-  /** For a lane: the servers it was moved off a shared child for, and by which request. */
-  escalated: (lane: string) => Record<string, { request: string; at: number }>;
-  instructions: string;
-  /** The lane token's id (jti), for the audit record. */
-  tokenId?: string;
-  /** Takes one audit record per forwarded request (the front's audit log). */
-  onAudit?: (r: AuditRecord) => void;
-}
-
-export interface Dispatched {
-  status: number;
-  result?: Record<string, unknown>;
-  /** A forwarded call's result as the host wrote it, not parsed by the front (instead of `result`). */
-  raw?: RawResult;
-  error?: { code: number; message: string; data?: unknown };
-}
+export type { Dispatched, DispatchDeps } from './dispatch-types.js';
 
 export const FRONT_CAPABILITIES = {
   tools: { listChanged: true },

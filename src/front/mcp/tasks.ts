@@ -1,7 +1,7 @@
 import { callerParams } from '../../link/forward.js';
 import { hostsForLane } from '../../routing/route.js';
 import { ERR } from '../../rpc/jsonrpc.js';
-import type { Dispatched, DispatchDeps } from './dispatch.js';
+import type { Dispatched, DispatchDeps } from './dispatch-types.js';
 
 /**
  * What the gateway declares of 2025-11-25 tasks to a handshake-era lane: tools/call may be a task
@@ -16,7 +16,7 @@ export const TASK_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call
  */
 export const TASKS_EXTENSION = { 'io.modelcontextprotocol/tasks': {} };
 
-const MISSING_CLIENT_CAPABILITY = -32021;
+const MISSING_CLIENT_CAPABILITY = ERR.missingCapability;
 const MODERN_TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 
 /**

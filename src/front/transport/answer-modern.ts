@@ -1,6 +1,7 @@
 import { type Exchange, Replied } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
+import { progressTokenOf } from '../mcp/progress-token.js';
 import { type Dispatched, dispatch, parsedResult } from '../mcp/dispatch.js';
 import { modernResultText } from './modern-result.js';
 import type { ParkedCall } from '../mcp/mrtr.js';
@@ -18,9 +19,8 @@ type Begun = Pick<ModernCall, 's' | 'done'>;
 
 /** Start: a fresh call on a new call stream; an upstream's own input_required comes back with its requestState sealed inside ours. */
 const start = (d: McpHttpDeps, lane: string, call: RpcRequest, callKey: string, meta: Params, caps: Params): Begun => {
-  const token = meta.progressToken;
   const wantsLogs = meta['io.modelcontextprotocol/logLevel'] !== undefined;
-  const s = d.streams.start(lane, typeof token === 'string' || typeof token === 'number' ? token : undefined, false, wantsLogs);
+  const s = d.streams.start(lane, progressTokenOf(meta), false, wantsLogs);
   s.caps = caps;
   const done = dispatch(d, lane, withCallToken(call, s)).then((r0) => {
     // A result left as text is read only if it may be the upstream's own input round.
@@ -89,7 +89,7 @@ const missingCapability = async (c: Exchange, d: McpHttpDeps, m: ModernCall, nee
     c,
     {
       status: 400,
-      code: -32021,
+      code: ERR.missingCapability,
       message: `Missing required client capability: ${need}`,
       data: { requiredCapabilities: { [need]: {} } },
     },

@@ -65,7 +65,11 @@ const authenticate = async (c: Exchange, d: McpHttpDeps): Promise<{ lane: string
 
 /** HTTP statuses the 2026-07-28 transport gives some JSON-RPC errors (an upstream's included). */
 const modernErrorStatus = (code: number, status: number): number =>
-  code === ERR.methodNotFound ? 404 : code === -32020 || code === -32021 || code === -32022 ? 400 : status;
+  code === ERR.methodNotFound
+    ? 404
+    : code === ERR.headerMismatch || code === ERR.missingCapability || code === ERR.unsupportedVersion
+      ? 400
+      : status;
 
 export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> => {
   const who = await authenticate(c, d);
@@ -210,7 +214,7 @@ export const handleGet = async (c: Exchange, d: McpHttpDeps): Promise<Replied> =
   const { lane } = who;
   c.pace = paceFor(d, lane);
   const sid = c.req.header(SESSION_HEADER);
-  if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: GET needs a legacy session', null, { Allow: 'POST' });
+  if (!sid) return rpcError(c, 405, ERR.methodNotAllowed, 'Method not allowed: GET needs a legacy session', null, { Allow: 'POST' });
   if (!accepts(c.req.header('accept'), 'text/event-stream'))
     return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include text/event-stream');
   const versionProblem = legacyVersionProblem(c);
@@ -239,7 +243,7 @@ export const handleDelete = async (c: Exchange, d: McpHttpDeps): Promise<Replied
   if (who instanceof Replied) return who;
   const { lane } = who;
   const sid = c.req.header(SESSION_HEADER);
-  if (!sid) return rpcError(c, 405, -32000, 'Method not allowed: DELETE needs a legacy session', null, { Allow: 'POST' });
+  if (!sid) return rpcError(c, 405, ERR.methodNotAllowed, 'Method not allowed: DELETE needs a legacy session', null, { Allow: 'POST' });
   if (!d.sessions.get(sid, lane)) return rpcError(c, 404, ERR.invalidRequest, 'Session not found');
   d.sessions.end(sid);
   return c.body(null, 200);
