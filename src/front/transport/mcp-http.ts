@@ -2,51 +2,21 @@ import { type Exchange, Replied } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { pumpQueue, pumpSse } from './sse-pump.js';
 import { isLanegateError } from '../../errors.js';
-import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
-import { FRONT_CAPABILITIES } from '../mcp/dispatch.js';
-import { TASK_CAPABILITY, TASKS_EXTENSION } from '../mcp/tasks.js';
-import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
-import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
-import { answer, cancelFrom, legacyRender } from './answer.js';
-import { listen } from './listen.js';
+import { ERR } from '../../rpc/jsonrpc.js';
+import type { McpHttpDeps } from './http-deps.js';
 import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
-import { boundedBody, hold, paceFor, takeByteTurn, takeTurn } from './request-gate.js';
+import { boundedBody, hold, paceFor, takeByteTurn } from './request-gate.js';
 import { classifyInbound } from './classify.js';
-import { MODERN_REVISION } from '../../upstream/conn.js';
-import { modernResult } from './modern-result.js';
 import { exactIdStandIn } from './big-ids.js';
+import { type Post, rpcError } from './post-context.js';
+import { postModern } from './post-modern.js';
+import { postLegacy } from './post-legacy.js';
+import { legacyVersionProblem, SESSION_HEADER } from './legacy-version.js';
 
-/** The handshake-era revisions a legacy session may negotiate, newest first. */
-export const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26', '2024-11-05', '2024-10-07'];
+export { LEGACY_VERSIONS } from './legacy-version.js';
 
 export type { McpHttpDeps } from './http-deps.js';
-
-const MODERN_VERSION = MODERN_REVISION;
-const SESSION_HEADER = 'mcp-session-id';
-
-const rpcError = (
-  c: Exchange,
-  status: number,
-  code: number,
-  message: string,
-  id: unknown = null,
-  headers: Record<string, string> = {},
-): Replied => rpcErrorData(c, { status, code, message }, id, headers);
-
-const negotiate = (requested: unknown): string =>
-  typeof requested === 'string' && LEGACY_VERSIONS.includes(requested) ? requested : (LEGACY_VERSIONS[0] as string);
-
-/**
- * A handshake-era request after initialize names its revision in MCP-Protocol-Version; one this
- * gateway does not speak is a 400 (an absent header means the oldest, as the revision says).
- */
-const legacyVersionProblem = (c: Exchange): string | undefined => {
-  const v = c.req.header('mcp-protocol-version');
-  return v === undefined || LEGACY_VERSIONS.includes(v)
-    ? undefined
-    : `Bad Request: unsupported MCP-Protocol-Version (supported: ${LEGACY_VERSIONS.join(', ')})`;
-};
 
 /** Authenticates; returns the lane and its claims, or an error response. Nothing unauthenticated goes further. */
 const authenticate = async (c: Exchange, d: McpHttpDeps): Promise<{ lane: string; claims: LaneClaims } | Replied> => {
@@ -63,14 +33,10 @@ const authenticate = async (c: Exchange, d: McpHttpDeps): Promise<{ lane: string
   }
 };
 
-/** HTTP statuses the 2026-07-28 transport gives some JSON-RPC errors (an upstream's included). */
-const modernErrorStatus = (code: number, status: number): number =>
-  code === ERR.methodNotFound
-    ? 404
-    : code === ERR.headerMismatch || code === ERR.missingCapability || code === ERR.unsupportedVersion
-      ? 400
-      : status;
-
+/**
+ * A POST on /mcp: authenticated, held against the lane's limits (requests, bytes), its body read
+ * bounded and parsed once, classified by era, then handled by that era's handler.
+ */
 export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> => {
   const who = await authenticate(c, d);
   if (who instanceof Replied) return who;
@@ -100,112 +66,8 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   const id = (body as { id?: unknown } | null)?.id ?? null;
   if (outcome.kind === 'reject') return rpcError(c, outcome.httpStatus, outcome.code, outcome.message, id);
 
-  if (outcome.kind === 'modern') {
-    const bad = checkRevision(c.req.header('mcp-protocol-version') ?? outcome.revision);
-    if (bad) return rpcErrorData(c, bad, id);
-    if (outcome.messageKind === 'notification') {
-      cancelFrom(d, lane, undefined, outcome.message as unknown as { method: string; params?: Record<string, unknown> });
-      return c.body(null, 202);
-    }
-    const req = outcome.message as unknown as RpcRequest;
-    const serverInfo = d.serverInfo;
-    if (req.method === 'subscriptions/listen') return hold(c, d, lane, 'streams') ?? listen(c, d, lane, req, serverInfo, claims);
-    if (REMOVED_IN_MODERN.has(req.method))
-      return rpcErrorData(
-        c,
-        { status: 404, code: ERR.methodNotFound, message: `Method not found: ${req.method} is not part of revision ${MODERN_VERSION}` },
-        req.id,
-      );
-    const headerProblem = checkStandardHeaders(req.method, req.params ?? {}, {
-      method: c.req.header('mcp-method'),
-      name: c.req.header('mcp-name'),
-    });
-    if (headerProblem) return rpcErrorData(c, headerProblem, req.id);
-    if (req.method === 'server/discover') {
-      return c.json({
-        jsonrpc: '2.0',
-        id: req.id,
-        result: modernResult(
-          req.method,
-          {
-            supportedVersions: [MODERN_VERSION],
-            capabilities: { ...FRONT_CAPABILITIES, extensions: TASKS_EXTENSION },
-            serverInfo,
-            instructions: d.instructions,
-          },
-          serverInfo,
-        ),
-      });
-    }
-    const full = await takeTurn(c, d, lane);
-    if (full) return full;
-    return answer(
-      c,
-      { ...d, tokenId: claims.jti },
-      lane,
-      req,
-      undefined,
-      (r) =>
-        r.error
-          ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
-          : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
-      text,
-    );
-  }
-
-  // Handshake era: the client must take both answers the transport may give (as the SDK requires).
-  if (!accepts(c.req.header('accept'), 'text/event-stream'))
-    return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json and text/event-stream', id);
-  if (Array.isArray(body)) return rpcError(c, 400, ERR.invalidRequest, 'JSON-RPC batches are not supported');
-  const msg = body as RpcRequest;
-  const sid = c.req.header(SESSION_HEADER);
-  if (outcome.reason === 'initialize') {
-    // As the SDK's server answers it: an initialize inside a session is a client error, not a
-    // second session opened behind the client's back.
-    if (sid)
-      return rpcError(
-        c,
-        400,
-        ERR.invalidRequest,
-        'Invalid Request: this session is already initialized; send initialize without Mcp-Session-Id to open a new one',
-        id,
-      );
-    const params = msg.params ?? {};
-    const version = negotiate(params.protocolVersion);
-    const caps = params.capabilities;
-    const session = d.sessions.create(
-      lane,
-      version,
-      claims,
-      typeof caps === 'object' && caps !== null ? (caps as Record<string, unknown>) : undefined,
-    );
-    return c.json(
-      {
-        jsonrpc: '2.0',
-        id: msg.id,
-        result: {
-          protocolVersion: version,
-          // Tasks (2025-11-25) are served to handshake-era lanes of that revision.
-          capabilities: version >= '2025-11-25' ? { ...FRONT_CAPABILITIES, tasks: TASK_CAPABILITY } : FRONT_CAPABILITIES,
-          serverInfo: d.serverInfo,
-          instructions: d.instructions,
-        },
-      },
-      200,
-      { 'Mcp-Session-Id': session.id },
-    );
-  }
-  if (!sid) return rpcError(c, 400, ERR.invalidRequest, 'Bad Request: Mcp-Session-Id header is required', id);
-  const versionProblem = legacyVersionProblem(c);
-  if (versionProblem) return rpcError(c, 400, ERR.invalidRequest, versionProblem, id);
-  const session = d.sessions.get(sid, lane);
-  if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
-  if (outcome.reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
-  if (outcome.reason === 'response') d.clientRequests.answer(lane, sid, body as { id?: unknown });
-  if (outcome.reason === 'notification' || outcome.reason === 'response') return c.body(null, 202);
-  const full = await takeTurn(c, d, lane);
-  if (full) return full;
-  return answer(c, { ...d, tokenId: claims.jti }, lane, msg, sid, legacyRender(msg.id), text);
+  const p: Post = { c, d, lane, claims, body, text, id };
+  return outcome.kind === 'modern' ? postModern(p, outcome) : postLegacy(p, outcome.reason);
 };
 
 export const handleGet = async (c: Exchange, d: McpHttpDeps): Promise<Replied> => {

@@ -131,9 +131,9 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
     return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json');
   const g = d.policy().gateway;
   const max = g.maxBodyBytes;
-  // A declared length past the bound is refused before a byte is read (and the connection closed:
-  // its body is not worth draining).
-  if (Number(c.req.header('content-length')) > max) return tooLarge(c, max, true);
+  // A client that waits for 100-continue has sent no body: one declared past the bound is refused
+  // at once (it was never invited). Any other oversized body is drained, so its client reads a clean 413.
+  if (Number(c.req.header('content-length')) > max && /100-continue/i.test(c.req.header('expect') ?? '')) return tooLarge(c, max, true);
   const r = await readBody(c.incoming, max);
   if (!r.ok) return tooLarge(c, max, !r.drained);
   const text = r.text;
