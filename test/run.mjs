@@ -23,7 +23,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Integration files that run alone, and why. */
 const SERIAL = new Map([
-  ['fuzz.test.ts', "bounds the front's RSS and JS heap growth over 20,000 requests"],
+  ['fuzz.test.ts', "bounds the front's RSS and JS heap growth over 10,000 requests"],
   ['byte-limits.test.ts', "bounds the front's and the host's peak RSS under 24 MB answers; a refusal within 2 s"],
   ['lane-limits.test.ts', "bounds the front's peak RSS (VmHWM) growth"],
   ['token-lifecycle.test.ts', 'a revocation or key change takes effect within 1 s'],
