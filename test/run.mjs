@@ -1,0 +1,128 @@
+// The test suite's runner (npm test runs it after the build): node's own test runner, in two phases
+// reported as one run by node's reporter (spec on a terminal, TAP otherwise, as `node --test`
+// chooses), with node's summary (tests, suites, pass, fail, ...) once at the end, summed.
+//
+// 1. Unit files (pure) and the integration files that are independent of each other (each starts
+//    its own gateway on port 0 in its own temp dir) run in parallel, CONCURRENCY files at a time.
+//    Each phase's start is printed as a diagnostic line (`phase N at S s: ...`).
+// 2. The files in SERIAL run one at a time, after phase 1, on a machine otherwise quiet: they
+//    assert a memory bound or a duration, which other files' processes would distort.
+//
+// Run it as `node --import tsx test/run.mjs [file ...]` (the child processes inherit --import tsx);
+// given files, it runs only those, each in its phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's
+// concurrency; LANEGATE_TEST_TIMES=file writes each file's duration (ms) there as JSON.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { run } from 'node:test';
+import { spec, tap } from 'node:test/reporters';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Integration files that run alone, and why. */
+const SERIAL = new Map([
+  ['fuzz.test.ts', "bounds the front's RSS and JS heap growth over 10,000 requests"],
+  ['byte-limits.test.ts', "bounds the front's and the host's peak RSS under 24 MB answers; a refusal within 2 s"],
+  ['lane-limits.test.ts', "bounds the front's peak RSS (VmHWM) growth"],
+  ['token-lifecycle.test.ts', 'a revocation or key change takes effect within 1 s'],
+  ['streams.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have'],
+  ['records-kill9.test.ts', 'its writer must make progress between SIGKILLs 0-40 ms apart'],
+]);
+
+/**
+ * Phase 1 starts its longest files first (measured: 25-60 s each, parallel, on the shared 2-core
+ * machine), so that none of them starts last and runs alone at the end; the short files fill in.
+ */
+const LONGEST_FIRST = [
+  'gate.test.ts',
+  'dashboard.browser.test.ts',
+  'modern-upstream.test.ts',
+  'evidence-scope.test.ts',
+  'attack-regressions.test.ts',
+  'records-fail-closed.test.ts',
+  'live-promotion.test.ts',
+  'true-words.test.ts',
+  'audit.test.ts',
+  'refutation-stands.test.ts',
+  'cli-output.test.ts',
+  'tripwire.test.ts',
+  'isolation.test.ts',
+  'first-day.test.ts',
+  'cli.test.ts',
+  'resource-updates.test.ts',
+];
+
+/** Phase 1's concurrency: integration files mostly wait on their processes, so cores + 2 (measured on 2 cores: 4 beat 3). */
+const CONCURRENCY = Number(process.env.LANEGATE_TEST_CONCURRENCY) || availableParallelism() + 2;
+
+const listed = (dir) =>
+  readdirSync(path.join(ROOT, dir))
+    .filter((f) => f.endsWith('.test.ts'))
+    .sort()
+    .map((f) => path.join(ROOT, dir, f));
+
+const wanted = process.argv.slice(2).map((f) => path.resolve(f));
+const rank = (f) => {
+  const i = LONGEST_FIRST.indexOf(path.basename(f));
+  return i >= 0 && path.dirname(f) === path.join(ROOT, 'test/integration') ? i : LONGEST_FIRST.length;
+};
+const all = [...listed('test/integration'), ...listed('test/unit')]
+  .filter((f) => wanted.length === 0 || wanted.includes(f))
+  .sort((a, b) => rank(a) - rank(b));
+const isSerial = (f) => path.dirname(f) === path.join(ROOT, 'test/integration') && SERIAL.has(path.basename(f));
+const phases = [
+  { files: all.filter((f) => !isSerial(f)), concurrency: CONCURRENCY },
+  { files: all.filter(isSerial), concurrency: 1 },
+].filter((p) => p.files.length > 0);
+
+const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
+const SUMMARY = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
+const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
+const times = {};
+const started = performance.now();
+
+/**
+ * Both phases' events in order, as one run: each phase's own summary and plan are held back (the
+ * totals and one plan come at the end) and its top-level tests are numbered on from the last phase's.
+ */
+async function* events() {
+  let numbered = 0;
+  for (const [n, phase] of phases.entries()) {
+    const offset = numbered;
+    const at = ((performance.now() - started) / 1000).toFixed(1);
+    const how = phase.concurrency === 1 ? 'one at a time' : `${phase.concurrency} at a time`;
+    yield { type: 'test:diagnostic', data: { nesting: 0, message: `phase ${n + 1} at ${at} s: ${phase.files.length} files, ${how}` } };
+    for await (const e of run({ files: phase.files, concurrency: phase.concurrency })) {
+      if (e.type === 'test:diagnostic' && e.data.nesting === 0 && e.data.file === undefined && SUMMARY.test(e.data.message)) {
+        const [key, value] = e.data.message.split(' ');
+        if (key in totals) totals[key] += Number(value);
+        continue;
+      }
+      if (e.type === 'test:complete' && e.data.nesting === 0 && e.data.file && path.resolve(ROOT, e.data.name) === e.data.file) {
+        times[path.relative(ROOT, e.data.file)] = Math.round(e.data.details.duration_ms);
+      }
+      if (e.type === 'test:plan' && e.data.nesting === 0) {
+        numbered += e.data.count;
+        continue;
+      }
+      if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) {
+        yield { ...e, data: { ...e.data, testNumber: e.data.testNumber + offset } };
+        continue;
+      }
+      yield e;
+    }
+  }
+  yield { type: 'test:plan', data: { nesting: 0, count: numbered } };
+  for (const key of COUNTS) yield { type: 'test:diagnostic', data: { nesting: 0, message: `${key} ${totals[key]}` } };
+  yield { type: 'test:diagnostic', data: { nesting: 0, message: `duration_ms ${performance.now() - started}` } };
+}
+
+// As `node --test` chooses: spec on a terminal, TAP otherwise (CI reads its `# tests N` ... lines).
+const reporter = process.stdout.isTTY ? Readable.from(events()).pipe(new spec()) : Readable.from(tap(events()));
+reporter.pipe(process.stdout);
+reporter.on('end', () => {
+  if (process.env.LANEGATE_TEST_TIMES) writeFileSync(process.env.LANEGATE_TEST_TIMES, `${JSON.stringify(times, null, 2)}\n`);
+  process.exitCode = totals.fail + totals.cancelled > 0 || totals.tests === 0 ? 1 : 0;
+});
