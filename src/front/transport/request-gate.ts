@@ -30,23 +30,14 @@ export const hold = (c: Exchange, d: McpHttpDeps, lane: string, kind: LoadKind):
 };
 
 /**
- * A call takes its lane's fair share of the gateway: it runs now, or waits its turn behind the
- * lane's own earlier calls while other lanes are active (giving up its place if the client goes),
- * or, past gateway.limits.callsPerLane in flight and waiting, is refused with 429.
+ * A turn that runs now, or waits (giving up its place if the client goes: 499); either way it
+ * ends when the response closes.
  */
-export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
-  const a = d.fair.enter(lane);
+const runOrWait = async (
+  c: Exchange,
+  a: { kind: 'run'; release: () => void } | { kind: 'wait'; started: Promise<() => void>; cancel: () => void },
+): Promise<Replied | undefined> => {
   const outgoing = c.outgoing;
-  if (a.kind === 'full') {
-    const limit = d.policy().gateway.limits.callsPerLane;
-    return refuseLoad(c, {
-      status: 429,
-      setting: 'gateway.limits.callsPerLane',
-      limit,
-      message: `Too many calls of this lane in flight or waiting (${limit}); finish some first, or raise gateway.limits.callsPerLane`,
-      retryAfterS: 1,
-    });
-  }
   if (a.kind === 'run') {
     whenClosed(outgoing, a.release);
     return undefined;
@@ -59,6 +50,26 @@ export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promi
   }
   whenClosed(outgoing, release);
   return undefined;
+};
+
+/**
+ * A call takes its lane's fair share of the gateway: it runs now, or waits its turn behind the
+ * lane's own earlier calls while other lanes are active (giving up its place if the client goes),
+ * or, past gateway.limits.callsPerLane in flight and waiting, is refused with 429.
+ */
+export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
+  const a = d.fair.enter(lane);
+  if (a.kind === 'full') {
+    const limit = d.policy().gateway.limits.callsPerLane;
+    return refuseLoad(c, {
+      status: 429,
+      setting: 'gateway.limits.callsPerLane',
+      limit,
+      message: `Too many calls of this lane in flight or waiting (${limit}); finish some first, or raise gateway.limits.callsPerLane`,
+      retryAfterS: 1,
+    });
+  }
+  return runOrWait(c, a);
 };
 
 /** A request body up to this size takes no byte turn (the common case costs nothing). */
@@ -88,20 +99,7 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
   const bytes = Math.max(body, expected);
   // A body too large to accept takes no turn: the body check refuses it at once with 413.
   if (bytes <= BYTE_TURN_MIN || declared > d.policy().gateway.maxBodyBytes) return undefined;
-  const a = d.requestBytes.enter(lane, bytes);
-  const outgoing = c.outgoing;
-  if (a.kind === 'run') {
-    whenClosed(outgoing, a.release);
-    return undefined;
-  }
-  const gone = new Promise<undefined>((resolve) => whenClosed(outgoing, () => resolve(undefined)));
-  const release = await Promise.race([a.started, gone]);
-  if (!release) {
-    a.cancel();
-    return c.body(null, 499);
-  }
-  whenClosed(outgoing, release);
-  return undefined;
+  return runOrWait(c, d.requestBytes.enter(lane, bytes));
 };
 
 /** How this lane's large answers are paced and held against gateway.limits.unsentBytes*. */
