@@ -147,13 +147,13 @@ lanes:
       `${label.padEnd(44)}  ${f(s1.p50).padStart(7)}   ${f(s1.p99).padStart(7)}  ${s1.rps.toFixed(0).padStart(7)}   ${f(s16.p50).padStart(7)}   ${f(s16.p99).padStart(7)}  ${s16.rps.toFixed(0).padStart(7)}`,
     );
   }
-  for (const era of ['SDK v1 (legacy)', 'SDK v1, 256 KiB', 'lean (2026-07-28)', 'lean, 1 MB echo', 'lean, 16 MB echo']) {
+  for (const era of ['SDK v1 (legacy)', 'SDK v1, 256 KiB', 'lean (2026-07-28)', 'lean, 1 MB echo', 'lean, 8 MB echo']) {
     const F = floor.find((r) => r[0].startsWith('floor') && r[0].endsWith(era));
     const L = floor.find((r) => r[0].startsWith('lanegate') && r[0].endsWith(era));
     if (F && L) {
       const big = /KiB|MB/.test(era);
       console.log(
-        `lanegate/floor, ${era.padEnd(18)}: p50 at c=1 ${(L[1].p50 / F[1].p50).toFixed(2)}x${big ? '' : ' (goal <= 1.25x)'}; +${f(L[1].p50 - F[1].p50)} ms; throughput at c=${era.includes('16 MB') ? 2 : big ? 4 : 16} ${(L[2].rps / F[2].rps).toFixed(2)}x${big ? '' : ' (goal >= 1.0x)'}`,
+        `lanegate/floor, ${era.padEnd(18)}: p50 at c=1 ${(L[1].p50 / F[1].p50).toFixed(2)}x${big ? '' : ' (goal <= 1.25x)'}; +${f(L[1].p50 - F[1].p50)} ms; throughput at c=${era.includes('8 MB') ? 2 : big ? 4 : 16} ${(L[2].rps / F[2].rps).toFixed(2)}x${big ? '' : ' (goal >= 1.0x)'}`,
       );
     }
   }
