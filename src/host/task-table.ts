@@ -13,6 +13,12 @@ export const TERMINAL: ReadonlySet<string> = new Set(['completed', 'failed', 'ca
 export const MAX_TASK_TTL_MS = 60 * 60 * 1000;
 /** Tasks one holder (a session) may have on a host at once; the next task-augmented call is refused. */
 export const MAX_TASKS_PER_HOLDER = 64;
+/**
+ * Tasks one lane may hold on one host, all its sessions together: a session that ends leaves its
+ * tasks until their ttl, so a per-session bound alone let a lane open, fill and drop sessions
+ * without end (attack round 7: 512 tasks in 20 s, the child at 2 GB).
+ */
+export const MAX_TASKS_PER_LANE = 128;
 
 export interface TaskEntry<C> {
   /** The id the lane sees. */
@@ -74,10 +80,10 @@ export class TaskTable<C> {
   }
 
   /** How many tasks this holder of the lane has right now. */
-  countOf(lane: string, holder: string): number {
+  countOf(lane: string, holder?: string): number {
     this.prune();
     let n = 0;
-    for (const e of this.byId.values()) if (e.lane === lane && e.holder === holder) n += 1;
+    for (const e of this.byId.values()) if (e.lane === lane && (holder === undefined || e.holder === holder)) n += 1;
     return n;
   }
 

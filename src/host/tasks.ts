@@ -13,6 +13,7 @@ import {
   grantedTtl,
   laneTask,
   MAX_TASKS_PER_HOLDER,
+  MAX_TASKS_PER_LANE,
   relatedTaskOf,
   type TaskEntry,
   TaskTable,
@@ -120,6 +121,11 @@ export class HostTasks {
       throw new RpcFailure({
         code: ERR.invalidRequest,
         message: `lanegate: this session already has ${MAX_TASKS_PER_HOLDER} tasks on this host; settle some (tasks/result, tasks/cancel) first`,
+      });
+    if (this.table.countOf(who.lane) >= MAX_TASKS_PER_LANE)
+      throw new RpcFailure({
+        code: ERR.invalidRequest,
+        message: `lanegate: this lane already has ${MAX_TASKS_PER_LANE} tasks on this host, its sessions together (an ended session's tasks count until they expire); settle some (tasks/result, tasks/cancel) first`,
       });
     const task = (typeof params.task === 'object' && params.task !== null ? params.task : {}) as Params;
     return { ...params, task: { ...task, ttl: grantedTtl(task.ttl) } };

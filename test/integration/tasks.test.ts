@@ -323,3 +323,31 @@ describe('a task survives its lane moving off a shared child', () => {
     for (const c of [a, b]) await c.client.close();
   });
 });
+
+describe('tasks are bounded per lane, its sessions together (attack round 7)', () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(policy);
+  });
+  after(async () => gw.stop());
+
+  it('a lane cannot hold more than 128 tasks on a host by filling and dropping sessions', async () => {
+    const token = await gw.token('a');
+    const made: string[] = [];
+    for (let s = 0; s < 2; s += 1) {
+      const { client } = await connectV1(gw.url, token);
+      for (let i = 0; i < 64; i += 1) made.push(await startTask(client, `t${s}-${i}`));
+      // The session ends with its tasks unsettled: they still count until they expire.
+      await client.close();
+    }
+    assert.equal(new Set(made).size, 128);
+    const { client } = await connectV1(gw.url, token);
+    const refused = await codeOf(startTask(client, 'one too many'));
+    assert.match(refused.message, /already has 128 tasks on this host/);
+    await client.close();
+    // Another lane is not held back by it.
+    const { client: other } = await connectV1(gw.url, await gw.token('b'));
+    assert.match(await startTask(other, 'b is fine'), /^every_task-/);
+    await other.close();
+  });
+});

@@ -48,6 +48,9 @@ describe('the task table (pure)', () => {
     assert.deepEqual(table.ownedBy('a', 's1'), [e]);
     assert.deepEqual(table.ownedBy('a', 's2'), []);
     assert.equal(table.countOf('a', 's1'), 1);
+    add('a', 's2', 'c1', 'up-2');
+    assert.equal(table.countOf('a'), 2, 'a lane counts its sessions together');
+    assert.equal(table.countOf('b'), 0);
   });
 
   it('expires at its ttl (capped), and then no longer keeps its child', () => {
