@@ -1,7 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type AuditGap, type AuditRecord, isAuditGap, isAuditRecord } from './record.js';
-import { AUDIT_FILE } from './writer.js';
+import { type AuditGap, type AuditRecord, type AuditRotation, isAuditGap, isAuditRecord, isAuditRotation } from './record.js';
 
 export interface AuditFilter {
   lane?: string;
@@ -20,13 +19,16 @@ export interface AuditRead {
   records: AuditRecord[];
   /** Gap markers: records the writer had to drop, and when. */
   gaps: AuditGap[];
+  /** Rotation markers: a lane's oldest records rotated out (its history before a time is gone). */
+  rotated: AuditRotation[];
   /** Lines that are not records: reported, never skipped in silence. */
   problems: AuditProblem[];
 }
 
-const ROTATED = /^audit\.(\d+)\.jsonl$/;
+/** A stream's file: <lane>.jsonl or <lane>.<n>.jsonl (and _gateway's; audit.jsonl from before per-lane files reads as one more). */
+const STREAM_FILE = /^(_gateway|[a-z][a-z0-9-]*)(?:\.(\d+))?\.jsonl$/;
 
-/** The audit files of a directory, oldest first (audit.N.jsonl … audit.1.jsonl, audit.jsonl). */
+/** The audit files of a directory, each stream's oldest first (<s>.N.jsonl … <s>.1.jsonl, <s>.jsonl). */
 export const auditFiles = (dir: string): string[] => {
   let names: string[];
   try {
@@ -35,12 +37,11 @@ export const auditFiles = (dir: string): string[] => {
     if ((e as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw e;
   }
-  const rotated = names
-    .map((n) => ({ n, m: ROTATED.exec(n) }))
+  return names
+    .map((n) => ({ n, m: STREAM_FILE.exec(n) }))
     .filter((x) => x.m)
-    .sort((a, b) => Number(b.m?.[1]) - Number(a.m?.[1]))
-    .map((x) => x.n);
-  return [...rotated, ...(names.includes(AUDIT_FILE) ? [AUDIT_FILE] : [])].map((n) => path.join(dir, n));
+    .sort((a, b) => (a.m?.[1] ?? '').localeCompare(b.m?.[1] ?? '') || Number(b.m?.[2] ?? 0) - Number(a.m?.[2] ?? 0))
+    .map((x) => path.join(dir, x.n));
 };
 
 /** Parses one file's text (pure): its records that pass the filter, gaps, and what is not a record. */
@@ -60,6 +61,10 @@ export const parseAudit = (file: string, text: string, f: AuditFilter, into: Aud
       if (f.since === undefined || Date.parse(v.time) >= f.since) into.gaps.push(v);
       return;
     }
+    if (isAuditRotation(v)) {
+      if (f.lane === undefined || v.rotated.lane === f.lane) into.rotated.push(v);
+      return;
+    }
     if (!isAuditRecord(v)) {
       into.problems.push({ file, line: i + 1, detail: 'JSON, but not an audit record (a required field is missing or mistyped)' });
       return;
@@ -71,9 +76,11 @@ export const parseAudit = (file: string, text: string, f: AuditFilter, into: Aud
   });
 };
 
-/** Every audit file of a directory, the rotated ones included, oldest first. */
+/** Every audit file of a directory, the rotated ones included: all lanes' records in time order. */
 export const readAudit = (dir: string, f: AuditFilter = {}): AuditRead => {
-  const out: AuditRead = { records: [], gaps: [], problems: [] };
+  const out: AuditRead = { records: [], gaps: [], rotated: [], problems: [] };
   for (const file of auditFiles(dir)) parseAudit(file, readFileSync(file, 'utf8'), f, out);
+  // Each lane's file is in order; merged, by time (stable: a lane's own order is kept on ties).
+  out.records.sort((a, b) => Date.parse(a.time) - Date.parse(b.time));
   return out;
 };

@@ -1,6 +1,7 @@
 /**
  * One audit record: a lane request that reached an upstream (through a host), as written to
- * <stateDir>/audit/audit.jsonl, one JSON object per line. Arguments and results are never in it;
+ * <stateDir>/audit/<lane>.jsonl (each lane its own file: one lane's volume never rotates another's
+ * history out), one JSON object per line. Arguments and results are never in it;
  * a SHA-256 of the arguments only when `gateway.audit.hashArguments` is on.
  */
 export interface AuditRecord {
@@ -54,3 +55,16 @@ export interface AuditGap {
 
 export const isAuditGap = (v: unknown): v is AuditGap =>
   v !== null && typeof v === 'object' && typeof (v as AuditGap).time === 'string' && typeof (v as AuditGap).gap?.dropped === 'number';
+
+/** A marker the writer leaves (in _gateway.jsonl) when a lane's oldest file is rotated out: its history before `before` is gone. */
+export interface AuditRotation {
+  time: string;
+  rotated: { lane: string; bytes: number; before: string };
+}
+
+export const isAuditRotation = (v: unknown): v is AuditRotation =>
+  v !== null &&
+  typeof v === 'object' &&
+  typeof (v as AuditRotation).time === 'string' &&
+  typeof (v as AuditRotation).rotated?.lane === 'string' &&
+  typeof (v as AuditRotation).rotated?.bytes === 'number';

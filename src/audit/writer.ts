@@ -2,15 +2,36 @@ import { mkdirSync } from 'node:fs';
 import { type FileHandle, open, rename, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { AuditConfig } from '../policy/model.js';
-import type { AuditGap, AuditRecord } from './record.js';
+import type { AuditGap, AuditRecord, AuditRotation } from './record.js';
 
 /** Records held while the disk is slow; past this they are counted and a gap marker says how many. */
 const MAX_QUEUED = 50_000;
 
-export const AUDIT_FILE = 'audit.jsonl';
+/** The gateway's own file: gap and rotation markers (a lane name starts with a letter, never "_"). */
+export const GATEWAY_STREAM = '_gateway';
 export const auditDir = (stateDir: string): string => path.join(stateDir, 'audit');
-/** The current file (n = 0) or rotated file n (1 = the newest rotated). */
-export const auditFile = (dir: string, n: number): string => path.join(dir, n === 0 ? AUDIT_FILE : `audit.${n}.jsonl`);
+/** A stream's current file (n = 0) or its rotated file n (1 = the newest rotated): each lane has its own. */
+export const auditFile = (dir: string, n: number, stream: string = GATEWAY_STREAM): string =>
+  path.join(dir, n === 0 ? `${stream}.jsonl` : `${stream}.${n}.jsonl`);
+
+type Line = AuditRecord | AuditGap | AuditRotation;
+
+/** The time of a file's first record (read from its first 4 KiB), if it has one. */
+const firstTime = async (file: string): Promise<string | undefined> => {
+  try {
+    const fh = await open(file, 'r');
+    try {
+      const buf = Buffer.alloc(4096);
+      const { bytesRead } = await fh.read(buf, 0, buf.length, 0);
+      return /"time":"([^"]{1,40})"/.exec(buf.toString('utf8', 0, bytesRead))?.[1];
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return undefined;
+  }
+};
+const streamOf = (r: Line): string => ('lane' in r ? r.lane : GATEWAY_STREAM);
 
 export interface AuditWriterLog {
   warn: (obj: Record<string, unknown>, msg: string) => void;
@@ -18,18 +39,21 @@ export interface AuditWriterLog {
 
 /**
  * The audit trail's single writer (the front). A request only queues its record; a timer writes
- * the queue as one append (serialised off the event loop by libuv) at most every `flushMs`.
- * The file is append-only; past `maxBytes` it is renamed to audit.1.jsonl (older ones shift up to
- * `keep`, the oldest is dropped) and a new one started. Records that could not be written are
- * counted and a gap marker line says how many, so a missing stretch is never silent.
+ * the queue as appends (serialised off the event loop by libuv) at most every `flushMs`. Each lane
+ * has its own append-only file, <lane>.jsonl: past `maxBytes` it is renamed to <lane>.1.jsonl
+ * (older ones shift up to `keep`) and a new one started. So one lane's volume rotates out only its
+ * own history (attack round 7: one lane's 4,000 requests a second had rotated every other lane's
+ * records out of a shared file in 40 s), and when a lane's oldest file is dropped a rotation
+ * marker in _gateway.jsonl says so. Records that could not be written are counted and a gap
+ * marker says how many, so a missing stretch is never silent.
  */
 export class AuditWriter {
-  private queue: (AuditRecord | AuditGap)[] = [];
+  private queue: Line[] = [];
   private dropped = 0;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private fh: FileHandle | undefined;
-  private size = 0;
+  /** Each stream's open file and its size. */
+  private readonly files = new Map<string, { fh: FileHandle; size: number }>();
   private lastWarn = 0;
 
   constructor(
@@ -74,11 +98,11 @@ export class AuditWriter {
       const batch = this.queue;
       this.queue = [];
       try {
-        await this.write(batch.map((r) => `${JSON.stringify(r)}\n`));
+        await this.write(batch);
       } catch (e) {
         await this.closeFile();
         // Not written: counted, and the gap marker tells the reader at the next write that works.
-        this.dropped += batch.filter((r) => !('gap' in r)).length;
+        this.dropped += batch.filter((r) => 'lane' in r).length;
         const now = Date.now();
         if (now - this.lastWarn > 60_000) {
           this.lastWarn = now;
@@ -92,58 +116,85 @@ export class AuditWriter {
     }
   }
 
-  /** Appends lines, rotating first whenever the next chunk would take the file past maxBytes. */
-  private async write(lines: string[]): Promise<void> {
+  /** Appends each stream's lines to its own file, rotating first whenever the next chunk would take it past maxBytes. */
+  private async write(batch: Line[]): Promise<void> {
+    const byStream = new Map<string, string[]>();
+    for (const r of batch) {
+      const k = streamOf(r);
+      const lines = byStream.get(k) ?? [];
+      if (lines.length === 0) byStream.set(k, lines);
+      lines.push(`${JSON.stringify(r)}\n`);
+    }
+    for (const [stream, lines] of byStream) await this.writeStream(stream, lines);
+  }
+
+  private async writeStream(stream: string, lines: string[]): Promise<void> {
     const { maxBytes } = this.cfg();
     let chunk = '';
     let chunkBytes = 0;
     for (const line of lines) {
       const n = Buffer.byteLength(line);
-      if (this.size + chunkBytes + n > maxBytes && this.size + chunkBytes > 0) {
-        if (chunk) await this.append(chunk, chunkBytes);
+      const size = (await this.file(stream)).size;
+      if (size + chunkBytes + n > maxBytes && size + chunkBytes > 0) {
+        if (chunk) await this.append(stream, chunk, chunkBytes);
         chunk = '';
         chunkBytes = 0;
-        await this.rotate();
+        await this.rotate(stream);
       }
       chunk += line;
       chunkBytes += n;
     }
-    if (chunk) await this.append(chunk, chunkBytes);
+    if (chunk) await this.append(stream, chunk, chunkBytes);
   }
 
-  private async append(text: string, bytes: number): Promise<void> {
-    const fh = await this.file();
-    await fh.appendFile(text);
-    this.size += bytes;
+  private async append(stream: string, text: string, bytes: number): Promise<void> {
+    const f = await this.file(stream);
+    await f.fh.appendFile(text);
+    f.size += bytes;
   }
 
-  private async file(): Promise<FileHandle> {
-    if (this.fh) return this.fh;
+  private async file(stream: string): Promise<{ fh: FileHandle; size: number }> {
+    const open_ = this.files.get(stream);
+    if (open_) return open_;
     mkdirSync(this.dir, { recursive: true, mode: 0o700 });
-    const name = auditFile(this.dir, 0);
-    this.fh = await open(name, 'a', 0o600);
-    this.size = (await this.fh.stat()).size;
-    return this.fh;
+    const fh = await open(auditFile(this.dir, 0, stream), 'a', 0o600);
+    const f = { fh, size: (await fh.stat()).size };
+    this.files.set(stream, f);
+    return f;
   }
 
-  private async closeFile(): Promise<void> {
-    const fh = this.fh;
-    this.fh = undefined;
-    await fh?.close().catch(() => undefined);
+  private async closeFile(stream?: string): Promise<void> {
+    const streams = stream === undefined ? [...this.files.keys()] : [stream];
+    for (const k of streams) {
+      const f = this.files.get(k);
+      this.files.delete(k);
+      await f?.fh.close().catch(() => undefined);
+    }
   }
 
-  private async rotate(): Promise<void> {
-    await this.closeFile();
+  private async rotate(stream: string): Promise<void> {
+    await this.closeFile(stream);
     const { keep } = this.cfg();
+    const oldest = auditFile(this.dir, keep, stream);
+    const dropped = await stat(oldest).then(
+      (st) => st.size,
+      () => -1,
+    );
+    // The oldest file is about to go: the gateway's own file keeps a trace of it (never its own):
+    // the lane's history before its oldest remaining record is gone.
+    if (dropped >= 0 && stream !== GATEWAY_STREAM) {
+      const now = new Date().toISOString();
+      const before = (await firstTime(auditFile(this.dir, keep - 1, stream))) ?? now;
+      this.queue.push({ time: now, rotated: { lane: stream, bytes: dropped, before } });
+    }
     for (let n = keep - 1; n >= 0; n -= 1) {
-      const from = auditFile(this.dir, n);
+      const from = auditFile(this.dir, n, stream);
       const exists = await stat(from).then(
         () => true,
         () => false,
       );
-      if (exists) await rename(from, auditFile(this.dir, n + 1));
+      if (exists) await rename(from, auditFile(this.dir, n + 1, stream));
     }
-    this.size = 0;
   }
 
   /** Writes everything queued and closes the file (the front stopping). */

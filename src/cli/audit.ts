@@ -67,6 +67,10 @@ export const runAudit = (policy: Policy, a: AuditArgs): number => {
     process.stdout.write(`${auditTable(read.records)}\n`);
   }
   for (const g of read.gaps) process.stderr.write(`gap: ${g.gap.dropped} record(s) could not be written before ${g.time}\n`);
+  for (const r of read.rotated)
+    process.stderr.write(
+      `rotated: lane ${r.rotated.lane}'s records before ${r.rotated.before} were rotated out at ${r.time} (${r.rotated.bytes} bytes)\n`,
+    );
   for (const p of read.problems) process.stderr.write(`${path.relative(process.cwd(), p.file) || p.file}:${p.line}: ${p.detail}\n`);
   if (read.problems.length > 0) {
     process.stderr.write(`${read.problems.length} line(s) of the audit trail are not records (shown above); the rest is listed\n`);

@@ -49,17 +49,19 @@ describe('the audit trail: one record per upstream request, read back with `lane
   let ta: string;
   let tb: string;
   let a: Client;
-  const auditFile = (): string => path.join(gw.stateDir, 'audit', 'audit.jsonl');
-  const records = (): Rec[] => {
-    try {
-      return readFileSync(auditFile(), 'utf8')
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => JSON.parse(l) as Rec);
-    } catch {
-      return [];
-    }
-  };
+  // Each lane has its own file (one lane's volume never rotates another's history out).
+  const auditFile = (lane = 'a'): string => path.join(gw.stateDir, 'audit', `${lane}.jsonl`);
+  const records = (): Rec[] =>
+    ['a', 'b'].flatMap((lane) => {
+      try {
+        return readFileSync(auditFile(lane), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Rec);
+      } catch {
+        return [];
+      }
+    });
 
   before(async () => {
     // Measured and restarted: `everything` is placed shared, `fix` (never measured) dedicated.
@@ -86,8 +88,8 @@ describe('the audit trail: one record per upstream request, read back with `lane
     assert.ok(await waitFor(() => records().length >= 5, 10_000, 50), JSON.stringify(records()));
 
     const all = records();
-    const text = readFileSync(auditFile(), 'utf8');
-    assert.ok(!text.includes('ARG-SECRET'), 'no argument or result text in the file');
+    const text = readFileSync(auditFile('a'), 'utf8') + readFileSync(auditFile('b'), 'utf8');
+    assert.ok(!text.includes('ARG-SECRET'), 'no argument or result text in the files');
     assert.equal(statSync(auditFile()).mode & 0o777, 0o600, 'the audit file is readable by the operator only');
     assert.equal(statSync(path.dirname(auditFile())).mode & 0o777, 0o700);
     const kids = (
@@ -146,7 +148,7 @@ describe('the audit trail: one record per upstream request, read back with `lane
     appendFileSync(auditFile(), '{"time":"2026-01-01T00:00:00Z","lane":"a","serv\n');
     const damaged = await cli(['audit', '--policy', gw.policyFile, '--lane', 'a']);
     assert.equal(damaged.exitCode, 1);
-    assert.match(String(damaged.stderr), /audit\.jsonl:\d+: not JSON/);
+    assert.match(String(damaged.stderr), /a\.jsonl:\d+: not JSON/);
     assert.match(String(damaged.stdout), /every_echo/, 'the good records are still listed');
   });
 });

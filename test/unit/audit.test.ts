@@ -99,23 +99,48 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
     const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lanegate-audit-')), 'audit');
     const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 4096, keep: 2, hashArguments: false }), quiet, 5);
     const lineBytes = Buffer.byteLength(`${JSON.stringify(rec(100))}\n`);
-    const n = Math.ceil((4096 * 4) / lineBytes); // enough for more than keep + 1 files
+    const n = Math.ceil((4096 * 10) / lineBytes); // enough for more than keep + 1 files of each lane
     for (let i = 0; i < n; i += 1) w.add(rec(i, i % 2 === 0 ? 'a' : 'b'));
     await w.close();
-    assert.deepEqual(readdirSync(dir).sort(), ['audit.1.jsonl', 'audit.2.jsonl', 'audit.jsonl']);
+    // Each lane its own files; the gateway's file holds the rotation markers.
+    assert.deepEqual(readdirSync(dir).sort(), ['_gateway.jsonl', 'a.1.jsonl', 'a.2.jsonl', 'a.jsonl', 'b.1.jsonl', 'b.2.jsonl', 'b.jsonl']);
     for (const f of readdirSync(dir)) assert.ok(readFileSync(path.join(dir, f)).length <= 4096, `${f} within maxBytes`);
     const all = readAudit(dir);
     assert.deepEqual(all.problems, []);
-    const names = all.records.map((r) => Number(r.name?.slice(5)));
-    // The oldest fell off; what is left is contiguous and in order, the newest last.
-    assert.equal(names[names.length - 1], n - 1);
-    assert.deepEqual(
-      names,
-      names.map((_, i) => (names[0] ?? 0) + i),
-    );
-    assert.ok((names[0] ?? 0) > 0, 'the oldest records were rotated out');
+    for (const [lane, parity] of [
+      ['a', 0],
+      ['b', 1],
+    ] as const) {
+      const names = all.records.filter((r) => r.lane === lane).map((r) => Number(r.name?.slice(5)));
+      // The oldest fell off; what is left is contiguous and in order, the newest last.
+      assert.ok(names.every((x) => x % 2 === parity));
+      assert.deepEqual(
+        names,
+        names.map((_, k) => (names[0] ?? 0) + 2 * k),
+      );
+      assert.ok((names[0] ?? 0) > 1, `lane ${lane}'s oldest records were rotated out`);
+      assert.ok((names[names.length - 1] ?? 0) >= n - 2);
+    }
+    // Each drop is said, with the time before which the lane's history is gone.
+    assert.deepEqual([...new Set(all.rotated.map((r) => r.rotated.lane))].sort(), ['a', 'b']);
+    assert.ok(all.rotated.every((r) => !Number.isNaN(Date.parse(r.rotated.before)) && r.rotated.bytes > 0));
     assert.ok(readAudit(dir, { lane: 'a' }).records.every((r) => r.lane === 'a'));
     assert.ok(readAudit(dir, { since: Date.now() + 60_000 }).records.length === 0);
+  });
+
+  it("one lane's volume rotates out only its own history, never another lane's (attack round 7)", async () => {
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lanegate-audit-')), 'audit');
+    const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 4096, keep: 2, hashArguments: false }), quiet, 5);
+    w.add(rec(0, 'alice'));
+    for (let i = 1; i <= 2000; i += 1) w.add(rec(i, 'flood'));
+    await w.close();
+    const r = readAudit(dir);
+    assert.deepEqual(
+      r.records.filter((x) => x.lane === 'alice').map((x) => x.name),
+      ['echo-0'],
+    );
+    assert.ok(r.records.filter((x) => x.lane === 'flood').length < 200, 'the flooding lane kept only its own newest files');
+    assert.ok(r.rotated.length > 0 && r.rotated.every((x) => x.rotated.lane === 'flood'));
   });
 
   it('a damaged line is reported with its file and line, and the rest is still read', async () => {
@@ -123,7 +148,7 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
     const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 1 << 20, keep: 2, hashArguments: false }), quiet, 5);
     w.add(rec(1));
     await w.flush();
-    appendFileSync(auditFile(dir, 0), '{"time":"2026-01-01T00:00:00Z","lane":"a"\n{"lane":"x"}\n');
+    appendFileSync(auditFile(dir, 0, 'a'), '{"time":"2026-01-01T00:00:00Z","lane":"a"\n{"lane":"x"}\n');
     w.add(rec(2));
     await w.close();
     const r = readAudit(dir);
@@ -131,8 +156,8 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
     assert.deepEqual(
       r.problems.map((p) => [path.basename(p.file), p.line]),
       [
-        ['audit.jsonl', 2],
-        ['audit.jsonl', 3],
+        ['a.jsonl', 2],
+        ['a.jsonl', 3],
       ],
     );
   });
