@@ -34,7 +34,7 @@ import { UpstreamHealth } from './operator/upstream-health.js';
 import { Escalations } from './operator/escalations.js';
 import { LaneLoad } from './transport/lane-load.js';
 import { SendBudget } from './transport/send-budget.js';
-import { ByteTurns } from './transport/byte-turns.js';
+import { BYTE_TURN_MIN, ByteTurns } from './transport/byte-turns.js';
 import { FairShare } from './transport/fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './operator/live-review.js';
@@ -89,7 +89,10 @@ export class Gateway {
     return { perConnection: l.unsentBytesPerConnection, perLane: l.unsentBytesPerLane, total: l.unsentBytes };
   });
   /** Large request bodies of each lane in flight, by bytes. */
-  readonly requestBytes = new ByteTurns(() => this.policy.gateway.limits.bytesInFlightPerLane);
+  readonly requestBytes = new ByteTurns(
+    // Fair shares by bytes too: while several lanes are active, each gets its part of the bound.
+    () => Math.max(BYTE_TURN_MIN, Math.floor(this.policy.gateway.limits.bytesInFlightPerLane / Math.max(1, this.fair.activeLanes()))),
+  );
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
   readonly auth: LaneAuth;
@@ -309,7 +312,10 @@ export class Gateway {
     // Sessions abandoned without DELETE end after their idle limit and let go of what they hold.
     setInterval(() => this.sessions.sweep(), 60_000).unref();
     // A lane's share grows back when the others go quiet: its waiting calls start.
-    setInterval(() => this.fair.tick(), 250).unref();
+    setInterval(() => {
+      this.fair.tick();
+      this.requestBytes.tick();
+    }, 250).unref();
     return this.url();
   }
 

@@ -193,3 +193,20 @@ describe('a lane is weighed by the answers it has been getting', () => {
     assert.equal(b.expected('a'), 0);
   });
 });
+
+describe('byte turns share the bound among active lanes', () => {
+  it('a lane gets a smaller share while another is active, and its waiting request starts when the share grows back', async () => {
+    let active = 2;
+    const t = new ByteTurns(() => Math.floor(100 / active));
+    const a1 = t.enter('a', 40);
+    const a2 = t.enter('a', 40);
+    assert.equal(a1.kind, 'run');
+    assert.equal(a2.kind, 'wait', 'two lanes active: 50 each, so 80 does not fit');
+    active = 1;
+    t.tick();
+    const r2 = a2.kind === 'wait' ? await a2.started : undefined;
+    assert.equal(t.inFlightOf('a'), 80, 'alone again: the whole bound');
+    r2?.();
+    if (a1.kind === 'run') a1.release();
+  });
+});

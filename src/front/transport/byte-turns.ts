@@ -1,7 +1,10 @@
+/** A request body up to this size takes no byte turn (the common case costs nothing). */
+export const BYTE_TURN_MIN = 64 * 1024;
+
 /**
  * Request bytes a lane has in flight. A lane's large requests take turns by their size: one runs
- * while the lane's bytes in flight stay under the bound (a single request larger than the bound
- * runs alone), the next waits in the lane's own queue, FIFO, with its body still unread in the
+ * while the lane's bytes in flight stay under its share of the bound (the bound divided among the
+ * active lanes; a single request larger than that runs alone), the next waits in the lane's own queue, FIFO, with its body still unread in the
  * socket (TCP pushes back on the client), so a lane sending many large requests at once costs the
  * gateway its bound, not their sum. Pure bookkeeping.
  */
@@ -15,10 +18,16 @@ export type ByteAdmission = { kind: 'run'; release: () => void } | { kind: 'wait
 export class ByteTurns {
   private readonly lanes = new Map<string, LaneBytes>();
 
+  /** `limit`: the bytes a lane may have in flight now (its share: smaller while other lanes are active). */
   constructor(private readonly limit: () => number) {}
 
   private fits(s: LaneBytes, bytes: number): boolean {
     return s.inFlight === 0 || s.inFlight + bytes <= this.limit();
+  }
+
+  /** Re-checks every lane's queue: a share grows back when the other lanes go quiet (call on a timer). */
+  tick(): void {
+    for (const lane of [...this.lanes.keys()]) this.pump(lane);
   }
 
   enter(lane: string, bytes: number): ByteAdmission {

@@ -54,6 +54,14 @@ export class FairShare {
     return active <= 1 ? l.perLane : Math.min(l.perLane, Math.max(l.minShare, Math.floor(l.budget / active)));
   }
 
+  /** How many lanes are active now (a call in flight or waiting, or one within activeMs). */
+  activeLanes(now = this.now()): number {
+    const l = this.limits();
+    let n = 0;
+    for (const s of this.lanes.values()) if (this.isActive(s, now, l.activeMs)) n += 1;
+    return n;
+  }
+
   /** A call of `lane` wants to start. */
   enter(lane: string): Admission {
     const now = this.now();

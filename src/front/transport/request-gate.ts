@@ -1,5 +1,6 @@
 import { type Exchange, type Pace, type Replied, whenClosed } from './exchange.js';
 import { ERR } from '../../rpc/jsonrpc.js';
+import { BYTE_TURN_MIN } from './byte-turns.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { LARGE_LINE } from '../../rpc/peer.js';
 import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
@@ -72,8 +73,7 @@ export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promi
   return runOrWait(c, a);
 };
 
-/** A request body up to this size takes no byte turn (the common case costs nothing). */
-export const BYTE_TURN_MIN = 64 * 1024;
+export { BYTE_TURN_MIN } from './byte-turns.js';
 
 /**
  * A large request takes its lane's turn by bytes BEFORE its body is read: it runs while the lane's
