@@ -151,7 +151,7 @@ export const LIMIT_DEFAULTS = {
   unsentBytesPerConnection: 40 * 1024 * 1024,
   unsentBytesPerLane: 64 * 1024 * 1024,
   unsentBytes: 256 * 1024 * 1024,
-  bytesInFlightPerLane: 16 * 1024 * 1024,
+  bytesInFlightPerLane: 8 * 1024 * 1024,
   stalledSendSeconds: 30,
 };
 
