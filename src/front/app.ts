@@ -6,6 +6,8 @@ import { mcpRoute } from './transport/mcp-routes.js';
 import { serveProbe } from './operator/probes.js';
 import { Exchange } from './transport/exchange.js';
 import { changeResources } from './mcp/resource-holders.js';
+import { hostsForLane } from '../routing/route.js';
+import { LINK } from '../link/protocol.js';
 import { ERR } from '../rpc/jsonrpc.js';
 import { VERSION } from '../install-paths.js';
 
@@ -54,6 +56,10 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
   // A session that ends (DELETE, idle, evicted, lane cut off) lets go of its resource subscriptions.
   gw.sessions.onEnd = (s) => {
     if (s.resources.size > 0) void changeResources({ ...d(), era: 'legacy', holder: s.id }, s.lane, [...s.resources], false);
+    // Its tasks too: each running host of the lane cancels the ones the session held.
+    const running = new Set(gw.hosts.running());
+    for (const key of hostsForLane(gw.policy, s.lane).keys())
+      if (running.has(key)) void gw.hosts.request(key, LINK.sessionEnded, { lane: s.lane, holder: s.id }, 5000).catch(() => undefined);
   };
 
   // The allowed Host and Origin sets, built once per policy (a reload replaces the policy object).

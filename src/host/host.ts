@@ -210,6 +210,7 @@ export class Host {
       return { processes: processesOf(this.slots.values()) };
     }
     if (req.method === LINK.configure) return this.reconfigure(params.config as unknown as HostConfig);
+    if (req.method === LINK.sessionEnded) return this.tasks.endHolder(String(params.lane ?? ''), String(params.holder ?? ''));
     if (req.method === LINK.measure) {
       const server = String(params.server ?? '');
       const slot = this.cfg.lane === undefined ? this.slots.get(server) : undefined;

@@ -152,6 +152,21 @@ export class HostTasks {
     return { resultType: 'task', ...modernTask(e.id, task as Params, e.status) };
   }
 
+  /**
+   * A lane's session ended: its tasks can never be reached again (they belong to that session), so
+   * each one still running is cancelled upstream (best effort) and all are forgotten, instead of
+   * holding the child and the lane's task count until their ttl (attack round 7).
+   */
+  endHolder(lane: string, holder: string): Params {
+    const mine = this.table.ownedBy(lane, holder);
+    for (const e of mine)
+      if (!e.settled && !e.gone) void e.conn.request('tasks/cancel', { taskId: e.upstreamId }, 5000).catch(() => undefined);
+    this.table.forget((e) => e.lane === lane && e.holder === holder);
+    if (mine.length > 0)
+      this.d.log.info({ event: 'session_tasks_cancelled', lane, count: mine.length }, "an ended session's tasks were cancelled");
+    return { cancelled: mine.length };
+  }
+
   /** tasks/get, tasks/result, tasks/cancel, tasks/list of a lane's session. */
   async handle(method: string, who: TaskCaller, params: Params, signal?: AbortSignal): Promise<Params> {
     const modern = who.era === 'modern';

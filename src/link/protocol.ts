@@ -12,6 +12,8 @@ export const LINK = {
   configure: 'lanegate/configure',
   measure: 'lanegate/measure',
   processes: 'lanegate/processes',
+  /** A lane's handshake-era session ended: the host cancels the tasks it held (they can never be reached again). */
+  sessionEnded: 'lanegate/session-ended',
   /**
    * A lane's request whose params the front did not touch: the lane's body as the text that
    * arrived, beside the caller block. A method of its own, so nothing a lane writes in its params

@@ -351,3 +351,25 @@ describe('tasks are bounded per lane, its sessions together (attack round 7)', (
     await other.close();
   });
 });
+
+describe("an ended session's tasks are cancelled upstream (attack round 7)", () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(policy);
+  });
+  after(async () => gw.stop());
+
+  it('a session that ends (DELETE) frees its tasks: the lane may start as many again, and the log says so', async () => {
+    const token = await gw.token('a');
+    for (let round = 0; round < 3; round += 1) {
+      const { client } = await connectV1(gw.url, token);
+      for (let i = 0; i < 64; i += 1) await startTask(client, `r${round}-${i}`);
+      // DELETE ends the session; its 64 unsettled tasks go with it instead of counting to 128.
+      const transport = (client as unknown as { transport?: { terminateSession?: () => Promise<void> } }).transport;
+      await transport?.terminateSession?.();
+      await client.close();
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    assert.match(gw.stderr(), /session_tasks_cancelled/);
+  });
+});
