@@ -26,6 +26,10 @@ const rawExchange = (url: URL, head: string, body?: string, waitMs = 1500): Prom
     }, waitMs);
   });
 
+/** A POST inside a handshake-era session (its headers from legacySession). */
+const sessionPost = (url: string, h: Record<string, string>, body: unknown): Promise<Response> =>
+  fetch(url, { method: 'POST', headers: h, body: JSON.stringify(body) });
+
 describe('edge hardening: one rule for every spelling, nothing of lanegate reaches an upstream, ids kept exact', () => {
   let gw: RunningGateway;
   let token: string;
@@ -49,34 +53,24 @@ describe('edge hardening: one rule for every spelling, nothing of lanegate reach
   });
 
   it('in the handshake era a lane’s lanegate/* _meta keys never reach the upstream (its own keys do)', async () => {
-    const h = await legacySession(gw.url, token);
-    const r = await fetch(gw.url, {
-      method: 'POST',
-      headers: h,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'fix_meta', arguments: {}, _meta: { 'lanegate/caller': { lane: 'b' }, 'lanegate/x': 1, mine: 'kept' } },
-      }),
+    const r = await sessionPost(gw.url, await legacySession(gw.url, token), {
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'fix_meta', arguments: {}, _meta: { 'lanegate/caller': { lane: 'b' }, 'lanegate/x': 1, mine: 'kept' } },
     });
     const text = await r.text();
     assert.match(text, /mine/);
-    assert.doesNotMatch(text, /lanegate\/x/);
-    assert.doesNotMatch(text, /\\"lane\\":\\"b\\"/);
+    // The fixture does not take the caller block, so nothing of lanegate's namespace reaches it.
+    assert.doesNotMatch(text, /lanegate\//);
   });
 
   it('initialize inside an existing session is refused, not a second session', async () => {
-    const h = await legacySession(gw.url, token);
-    const r = await fetch(gw.url, {
-      method: 'POST',
-      headers: h,
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 3,
-        method: 'initialize',
-        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
-      }),
+    const r = await sessionPost(gw.url, await legacySession(gw.url, token), {
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
     });
     assert.equal(r.status, 400);
     assert.equal(r.headers.get('mcp-session-id'), null);

@@ -5,9 +5,10 @@ export const PACE_SLICE = 64 * 1024;
 
 /**
  * Resolves true once the response can take more, false if it closed or its client took nothing
- * for `stallMs` (then the connection is destroyed: its buffers go with it).
+ * for `stallMs` (then the connection is destroyed: its buffers go with it). `stallMs` undefined:
+ * wait for as long as the connection stays open.
  */
-export const drainedOrStalled = (out: ServerResponse, stallMs: number): Promise<boolean> =>
+export const drainedOrStalled = (out: ServerResponse, stallMs?: number): Promise<boolean> =>
   new Promise((resolve) => {
     if (out.destroyed || out.closed) return resolve(false);
     const done = (ok: boolean): void => {
@@ -18,10 +19,13 @@ export const drainedOrStalled = (out: ServerResponse, stallMs: number): Promise<
     };
     const onDrain = (): void => done(true);
     const onClose = (): void => done(false);
-    const timer = setTimeout(() => {
-      done(false);
-      out.destroy();
-    }, stallMs);
+    const timer =
+      stallMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            done(false);
+            out.destroy();
+          }, stallMs);
     out.on('drain', onDrain);
     out.on('close', onClose);
   });

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { type Exchange, Replied } from './exchange.js';
 import { drainedOrStalled, PACE_SLICE, writePaced } from './paced-write.js';
 import { restoreExactIds } from './big-ids.js';
@@ -20,19 +19,6 @@ export const sseEvent = (m: { event?: string; data: string; id?: string }): stri
     .split(/\r\n|\r|\n/)
     .map((l) => `data: ${l}\n`)
     .join('')}${m.id ? `id: ${m.id}\n` : ''}\n`;
-
-/** Resolves once the response can take more, or has closed (a slow reader holds the writer, not memory). */
-const drained = (out: ServerResponse): Promise<void> =>
-  new Promise((resolve) => {
-    const done = (): void => {
-      out.off('drain', done);
-      out.off('close', done);
-      resolve();
-    };
-    if (out.destroyed || out.closed) return resolve();
-    out.on('drain', done);
-    out.on('close', done);
-  });
 
 /**
  * Answers with an SSE stream: the headers go out at once (a client waiting on a quiet stream sees
@@ -70,7 +56,7 @@ export const streamSse = (c: Exchange, run: (s: SseStream) => Promise<void>): Re
       }
       return;
     }
-    if (!out.write(text)) await (pace ? drainedOrStalled(out, pace.stallMs()) : drained(out));
+    if (!out.write(text)) await drainedOrStalled(out, pace?.stallMs());
   };
   const stream: SseStream = {
     get aborted() {
