@@ -27,6 +27,7 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     fair: gw.fair,
     send: gw.send,
     requestBytes: gw.requestBytes,
+    answerBytes: gw.answerBytes,
     log: gw.log,
     serverInfo: { name: 'lanegate', version: VERSION },
     drift: () => Object.fromEntries(Object.entries(gw.inventory).map(([k, v]) => [k, v.line])),

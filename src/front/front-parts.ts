@@ -52,6 +52,7 @@ export interface FrontParts {
   readonly fair: FairShare;
   readonly send: SendBudget;
   readonly requestBytes: ByteTurns;
+  readonly answerBytes: ByteTurns;
   readonly lastSeen: Map<string, number>;
   readonly auth: LaneAuth;
   readonly port: number;

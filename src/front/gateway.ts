@@ -89,10 +89,12 @@ export class Gateway {
     return { perConnection: l.unsentBytesPerConnection, perLane: l.unsentBytesPerLane, total: l.unsentBytes };
   });
   /** Large request bodies of each lane in flight, by bytes. */
-  readonly requestBytes = new ByteTurns(
-    // Fair shares by bytes too: while several lanes are active, each gets its part of the bound.
-    () => Math.max(BYTE_TURN_MIN, Math.floor(this.policy.gateway.limits.bytesInFlightPerLane / Math.max(1, this.fair.activeLanes()))),
-  );
+  /** A lane's share of gateway.limits.bytesInFlightPerLane: while several lanes are active, each gets its part. */
+  private readonly byteShare = (): number =>
+    Math.max(BYTE_TURN_MIN, Math.floor(this.policy.gateway.limits.bytesInFlightPerLane / Math.max(1, this.fair.activeLanes())));
+  readonly requestBytes = new ByteTurns(this.byteShare);
+  /** Requests weighed by the answers their lane has been getting (their own queue: never behind their own body). */
+  readonly answerBytes = new ByteTurns(this.byteShare);
   /** When each lane last made a call (for the connected-lanes gauge and the dashboard). */
   readonly lastSeen = new Map<string, number>();
   readonly auth: LaneAuth;
@@ -315,6 +317,7 @@ export class Gateway {
     setInterval(() => {
       this.fair.tick();
       this.requestBytes.tick();
+      this.answerBytes.tick();
     }, 250).unref();
     return this.url();
   }

@@ -58,7 +58,7 @@ export class Host {
 
   /** gateway.limits.resultBytes as this host was last configured. */
   get resultBytes(): number {
-    return this.cfg.resultBytes ?? 32 * 1024 * 1024;
+    return this.cfg.resultBytes;
   }
   private readonly promotions: Promotions;
   private readonly tripwire: TripwireWatch;

@@ -1,3 +1,4 @@
+import { RELATED_TASK } from '../link/protocol.js';
 /**
  * Tasks (revision 2025-11-25) a host's children hold for lanes. The id a lane sees is minted here
  * (`prefix_task-<random>`, so the front routes it by prefix as it routes names) and maps to the
@@ -79,11 +80,19 @@ export class TaskTable<C> {
     for (const [id, e] of this.byId) if (e.expiresAt <= t) this.byId.delete(id);
   }
 
-  /** How many tasks this holder of the lane has right now. */
-  countOf(lane: string, holder?: string): number {
+  /**
+   * The tasks a lane holds open right now, in all and of this holder: a settled task (its result
+   * fetched, or cancelled) or one whose child is gone no longer counts, even while it is kept to
+   * answer a late tasks/get. One pass.
+   */
+  openCounts(lane: string, holder: string): { lane: number; holder: number } {
     this.prune();
-    let n = 0;
-    for (const e of this.byId.values()) if (e.lane === lane && (holder === undefined || e.holder === holder)) n += 1;
+    const n = { lane: 0, holder: 0 };
+    for (const e of this.byId.values()) {
+      if (e.lane !== lane || e.settled || e.gone) continue;
+      n.lane += 1;
+      if (e.holder === holder) n.holder += 1;
+    }
     return n;
   }
 
@@ -190,7 +199,7 @@ export const laneTask = <C>(e: TaskEntry<C>, task: Record<string, unknown> = e.l
 };
 
 /** `_meta["io.modelcontextprotocol/related-task"]`, as 2025-11-25 names it. */
-export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+export { RELATED_TASK } from '../link/protocol.js';
 
 /** A message's `_meta` with its related-task id replaced (or the message as it was, if it names none). Pure. */
 export const withRelatedTask = (params: Record<string, unknown> | undefined, id: string): Record<string, unknown> | undefined => {

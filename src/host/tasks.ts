@@ -117,12 +117,13 @@ export class HostTasks {
         code: ERR.methodNotFound,
         message: `upstream "${slot.config.name}" does not run tools/call as a task (it declares no tasks.requests.tools.call); call it without "task"`,
       });
-    if (this.table.countOf(who.lane, who.holder) >= MAX_TASKS_PER_HOLDER)
+    const open = this.table.openCounts(who.lane, who.holder);
+    if (open.holder >= MAX_TASKS_PER_HOLDER)
       throw new RpcFailure({
         code: ERR.invalidRequest,
         message: `lanegate: this session already has ${MAX_TASKS_PER_HOLDER} tasks on this host; settle some (tasks/result, tasks/cancel) first`,
       });
-    if (this.table.countOf(who.lane) >= MAX_TASKS_PER_LANE)
+    if (open.lane >= MAX_TASKS_PER_LANE)
       throw new RpcFailure({
         code: ERR.invalidRequest,
         message: `lanegate: this lane already has ${MAX_TASKS_PER_LANE} tasks on this host, its sessions together (an ended session's tasks count until they expire); settle some (tasks/result, tasks/cancel) first`,

@@ -6,6 +6,9 @@ import type { GuardReport } from './reports.js';
 
 export type Params = Record<string, unknown>;
 
+/** The _meta key naming the task a message belongs to (2025-11-25 tasks), read by front and host alike. */
+export const RELATED_TASK = 'io.modelcontextprotocol/related-task';
+
 /** Method names on the link. */
 export const LINK = {
   /** front → host requests */

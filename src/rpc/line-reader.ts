@@ -53,12 +53,11 @@ export class LineReader {
       return;
     }
     let line = this.buf + chunk.slice(start, nl);
-    const partialBytes = this.bufBytes;
     this.buf = '';
     this.bufBytes = 0;
     start = nl + 1;
-    for (let first = true; ; first = false) {
-      this.complete(line, first ? partialBytes : 0);
+    for (;;) {
+      this.complete(line);
       nl = chunk.indexOf('\n', start);
       if (nl < 0) break;
       line = chunk.slice(start, nl);
@@ -90,22 +89,16 @@ export class LineReader {
     s.tail = piece.length >= KEEP ? piece.slice(-KEEP) : (s.tail + piece).slice(-KEEP);
   }
 
-  /** A whole line; `partialBytes` are the bytes of it that were buffered (already counted). */
-  private complete(raw: string, partialBytes: number): void {
+  /** A whole line. */
+  private complete(raw: string): void {
     if (this.o.sliced && raw.startsWith(SLICE_MARK)) {
       this.slice(raw);
       return;
     }
     // Only a line that could be over the bound is measured in bytes (3 bytes a character at most).
-    if (raw.length * 3 > this.o.maxBytes && Buffer.byteLength(raw) > this.o.maxBytes) {
-      this.o.onOversize(
-        {
-          head: raw.slice(0, KEEP),
-          tail: raw.slice(-KEEP),
-          bytes: Math.max(partialBytes, Buffer.byteLength(raw)),
-        },
-        true,
-      );
+    const bytes = raw.length * 3 > this.o.maxBytes ? Buffer.byteLength(raw) : 0;
+    if (bytes > this.o.maxBytes) {
+      this.o.onOversize({ head: raw.slice(0, KEEP), tail: raw.slice(-KEEP), bytes }, true);
       return;
     }
     const line = raw.trim();
@@ -142,7 +135,7 @@ export class LineReader {
     }
     if (mark === '.') {
       this.slices.delete(stream);
-      this.complete(s.parts.join(''), 0);
+      this.complete(s.parts.join(''));
     }
   }
 }

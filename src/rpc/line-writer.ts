@@ -46,24 +46,24 @@ export class LineWriter {
       });
   }
 
-  /** Bytes (characters) waiting here for the pipe, not yet handed to it. */
-  get queued(): number {
-    let n = 0;
-    for (const s of this.small) n += s.length;
-    for (const b of this.big) n += b.text.length - b.pos;
-    return n;
-  }
+  /** Characters waiting here for the pipe, not yet handed to it (kept as lines come and go: read per request). */
+  queued = 0;
 
   write(line: string, response: boolean): void {
     if (!this.sliced) {
       this.out.write(`${line}\n`);
       return;
     }
-    if (response && line.length > SLICE_CHARS) this.big.push({ stream: this.nextStream++, text: line, pos: 0 });
-    else if (!this.blocked && this.small.length === 0 && this.big.length === 0) {
+    if (response && line.length > SLICE_CHARS) {
+      this.big.push({ stream: this.nextStream++, text: line, pos: 0 });
+      this.queued += line.length;
+    } else if (!this.blocked && this.small.length === 0 && this.big.length === 0) {
       this.blocked = !this.out.write(`${line}\n`);
       return;
-    } else this.small.push(line);
+    } else {
+      this.small.push(line);
+      this.queued += line.length;
+    }
     this.pump();
   }
 
@@ -71,6 +71,7 @@ export class LineWriter {
     while (!this.blocked && !this.out.destroyed) {
       const s = this.small.shift();
       if (s !== undefined) {
+        this.queued -= s.length;
         this.blocked = !this.out.write(`${s}\n`);
         continue;
       }
@@ -81,6 +82,7 @@ export class LineWriter {
       if (end < b.text.length && isHighSurrogate(b.text.charCodeAt(end - 1))) end -= 1;
       const last = end >= b.text.length;
       this.blocked = !this.out.write(`${SLICE_MARK}${b.stream}${last ? '.' : '+'}${b.text.slice(b.pos, end)}\n`);
+      this.queued -= end - b.pos;
       b.pos = end;
       if (!last) this.big.push(b);
     }

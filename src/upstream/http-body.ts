@@ -39,10 +39,17 @@ export const messagesOf = async (res: Response, each: (m: RpcMessage) => void, l
   if (!type.includes('text/event-stream') || !res.body) return;
   const decoder = new TextDecoder();
   let buf = '';
+  // Bytes of the event being read, and where the search for its end goes on from: a large event
+  // arriving in many chunks is scanned once, not from its start at every chunk.
+  let pending = 0;
+  let from = 0;
   for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
     buf += decoder.decode(chunk, { stream: true });
-    if (buf.length > limit) throw new TooLarge(buf.length);
-    for (let sep = buf.indexOf('\n\n'); sep >= 0; sep = buf.indexOf('\n\n')) {
+    pending += chunk.byteLength;
+    if (pending > limit) throw new TooLarge(pending);
+    let cut = false;
+    for (let sep = buf.indexOf('\n\n', from); sep >= 0; sep = buf.indexOf('\n\n')) {
+      cut = true;
       const data = buf
         .slice(0, sep)
         .split('\n')
@@ -52,5 +59,8 @@ export const messagesOf = async (res: Response, each: (m: RpcMessage) => void, l
       buf = buf.slice(sep + 2);
       if (data) each(JSON.parse(data) as RpcMessage);
     }
+    // What is left is the start of the next event (small after a cut; measured only then).
+    if (cut) pending = Buffer.byteLength(buf);
+    from = Math.max(0, buf.length - 1);
   }
 };

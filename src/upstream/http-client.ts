@@ -140,7 +140,7 @@ const initializeBackend = async (b: Backend, endpoint: RpcEndpoint): Promise<Ups
 const stopBackend = async (b: Backend, endpoint: RpcEndpoint): Promise<void> => {
   if (b.closed) return;
   b.closed = true;
-  endpoint.close('stopped', 'crashed');
+  endpoint.close('stopped');
   if (b.sessionId) {
     await fetch(b.url, {
       method: 'DELETE',

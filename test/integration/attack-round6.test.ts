@@ -40,13 +40,15 @@ ${everythingServer()}lanes:
     await gw?.stop();
   });
 
-  it('a 1 MB resource name is refused for its size in bounded time; the other lane keeps being served', async () => {
+  it('a call that makes a 1 MB resource name answers in bounded time; the other lane keeps being served', async () => {
     const warm = await call(tb, 1, 'every_echo', { message: 'before' });
     assert.match(warm.text, /before/);
     const name = `f0-${'n'.repeat(1_000_000)}.gz`;
     const data = `data:text/plain;base64,${Buffer.from('hello').toString('base64')}`;
     const attack = await call(ta, 2, 'every_gzip-file-as-resource', { name, data, outputType: 'resourceLink' }, 30_000);
     assert.notEqual(attack.status, -1, 'the call itself answered');
+    // It was read in bounded time: before, the guard's quadratic patterns took over twenty minutes.
+    assert.ok(attack.ms < 5000, `the call took ${attack.ms} ms`);
     // The other lane, on the same host: answered at once, again and again.
     for (let i = 0; i < 10; i += 1) {
       const r = await call(tb, 10 + i, 'every_echo', { message: `after${i}` }, 10_000);

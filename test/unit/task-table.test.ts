@@ -47,10 +47,13 @@ describe('the task table (pure)', () => {
     assert.equal(table.owned('every_task-nope', 'a', 's1'), undefined);
     assert.deepEqual(table.ownedBy('a', 's1'), [e]);
     assert.deepEqual(table.ownedBy('a', 's2'), []);
-    assert.equal(table.countOf('a', 's1'), 1);
-    add('a', 's2', 'c1', 'up-2');
-    assert.equal(table.countOf('a'), 2, 'a lane counts its sessions together');
-    assert.equal(table.countOf('b'), 0);
+    assert.deepEqual(table.openCounts('a', 's1'), { lane: 1, holder: 1 });
+    const e2 = add('a', 's2', 'c1', 'up-2');
+    assert.deepEqual(table.openCounts('a', 's1'), { lane: 2, holder: 1 }, 'a lane counts its sessions together');
+    assert.deepEqual(table.openCounts('b', 's1'), { lane: 0, holder: 0 });
+    // A settled task (result fetched or cancelled) frees its place, as the refusal tells the lane.
+    e2.settled = true;
+    assert.deepEqual(table.openCounts('a', 's2'), { lane: 1, holder: 0 });
   });
 
   it('expires at its ttl (capped), and then no longer keeps its child', () => {

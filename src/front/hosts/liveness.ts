@@ -1,8 +1,12 @@
 import type { LinePeer } from '../../rpc/peer.js';
 
 /** How often the front asks each host whether it is alive, and how long an answer may take. */
-export const PING_EVERY_MS = Number(process.env.LANEGATE_HOST_PING_MS ?? 5000);
-export const HUNG_AFTER_MS = Number(process.env.LANEGATE_HOST_HUNG_MS ?? 20_000);
+const msFromEnv = (name: string, fallback: number): number => {
+  const v = Number(process.env[name]);
+  return Number.isFinite(v) && v >= 10 ? v : fallback;
+};
+export const PING_EVERY_MS = msFromEnv('LANEGATE_HOST_PING_MS', 5000);
+export const HUNG_AFTER_MS = msFromEnv('LANEGATE_HOST_HUNG_MS', 20_000);
 /** Bytes (characters) the front may have waiting for a host that does not read its link. */
 export const LINK_BACKLOG_MAX = 64 * 1024 * 1024;
 

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { sha256 } from '../../guard/hash.js';
 import type { AuditRecord } from '../../audit/record.js';
 import type { Via } from '../../link/via.js';
 import type { RpcRequest } from '../../rpc/jsonrpc.js';
@@ -24,8 +24,6 @@ export interface CallOrigin {
   hashArguments?: boolean;
 }
 
-const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
-
 /** A URI without its query or fragment (they may carry arguments); names as they are. Bounded. */
 const nameOf = (method: string, target: string): string => {
   const t = method === 'tools/call' || method === 'prompts/get' ? target : (target.split(/[?#]/, 1)[0] ?? '');
@@ -40,7 +38,7 @@ export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: C
     lane,
     ...(o.tokenId ? { tokenId: o.tokenId } : {}),
     // A reference, not the id: the file must not hold what opens a lane's session.
-    ...(o.holder ? { session: sha(o.holder).slice(0, 16) } : {}),
+    ...(o.holder ? { session: sha256(o.holder).slice(0, 16) } : {}),
     server: end.server,
     method: req.method,
     ...(end.target ? { name: nameOf(req.method, end.target) } : {}),
@@ -51,7 +49,7 @@ export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: C
     durationMs: Math.round(end.seconds * 1e6) / 1e3,
     bytesIn: o.bodyText === undefined ? 0 : Buffer.byteLength(o.bodyText),
     bytesOut: Buffer.byteLength(end.out),
-    ...(o.hashArguments && args !== undefined ? { argsHash: sha(JSON.stringify(args)) } : {}),
+    ...(o.hashArguments && args !== undefined ? { argsHash: sha256(JSON.stringify(args)) } : {}),
   };
 };
 

@@ -13,6 +13,7 @@ import { ERR } from '../../rpc/jsonrpc.js';
 import { isObject, validEnvelope, VERSION_KEY } from './envelope.js';
 import { isProgressToken } from '../mcp/progress-token.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
+import { RELATED_TASK } from '../../link/protocol.js';
 
 export type LegacyReason = 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch';
 export type Classified =
@@ -46,7 +47,7 @@ const goodParams = (params: unknown): boolean => {
   if (meta === undefined) return true;
   if (!isObject(meta)) return false;
   if (meta.progressToken !== undefined && !isProgressToken(meta.progressToken)) return false;
-  const task = meta['io.modelcontextprotocol/related-task'];
+  const task = meta[RELATED_TASK];
   return task === undefined || (isObject(task) && typeof task.taskId === 'string');
 };
 

@@ -27,6 +27,8 @@ export interface McpHttpDeps extends DispatchDeps {
   send: SendBudget;
   /** Large request bodies in flight, per lane, by bytes. */
   requestBytes: ByteTurns;
+  /** A lane's requests weighed by its recent answers, by bytes (a queue apart from request bodies'). */
+  answerBytes: ByteTurns;
   realm: string;
   onRefused: (code: string) => void;
 }

@@ -7,7 +7,7 @@ import type { LegacyReason } from './classify.js';
 import type { Replied } from './exchange.js';
 import { legacyVersionProblem, negotiate, SESSION_HEADER } from './legacy-version.js';
 import { type Post, rpcError } from './post-context.js';
-import { takeTurn } from './request-gate.js';
+import { takeAnswerTurn, takeTurn } from './request-gate.js';
 
 /** initialize opens a session (never inside one: the SDK's server answers that with an error too). */
 const initialize = (p: Post, msg: RpcRequest, sid: string | undefined): Replied => {
@@ -67,7 +67,7 @@ export const postLegacy = async (p: Post, reason: LegacyReason): Promise<Replied
   if (reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
   if (reason === 'response') d.clientRequests.answer(lane, sid, body as { id?: unknown });
   if (reason === 'notification' || reason === 'response') return c.body(null, 202);
-  const full = await takeTurn(c, d, lane);
+  const full = (await takeAnswerTurn(c, d, lane)) ?? (await takeTurn(c, d, lane));
   if (full) return full;
   return answer(c, { ...d, tokenId: claims.jti }, lane, msg, sid, legacyRender(msg.id), p.text);
 };

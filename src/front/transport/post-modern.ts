@@ -10,7 +10,7 @@ import { listen } from './listen.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { modernResult } from './modern-result.js';
 import type { Post } from './post-context.js';
-import { hold, takeTurn } from './request-gate.js';
+import { hold, takeAnswerTurn, takeTurn } from './request-gate.js';
 
 type Modern = Extract<Classified, { kind: 'modern' }>;
 
@@ -66,7 +66,7 @@ export const postModern = async (p: Post, outcome: Modern): Promise<Replied> => 
   });
   if (headerProblem) return rpcErrorData(c, headerProblem, req.id);
   if (req.method === 'server/discover') return discover(p, req);
-  const full = await takeTurn(c, d, lane);
+  const full = (await takeAnswerTurn(c, d, lane)) ?? (await takeTurn(c, d, lane));
   if (full) return full;
   const serverInfo = d.serverInfo;
   return answer(

@@ -1,4 +1,5 @@
 import { type Exchange, type Pace, type Replied, whenClosed } from './exchange.js';
+import { rpcError } from './post-context.js';
 import { ERR } from '../../rpc/jsonrpc.js';
 import { BYTE_TURN_MIN } from './byte-turns.js';
 import { largeText } from '../../rpc/gc-hint.js';
@@ -13,9 +14,6 @@ import type { LoadKind, LoadRefusal } from './lane-load.js';
  * bounded while it streams and not nested too deep. Each refusal is a 4xx with a JSON-RPC error
  * naming the setting that raises it.
  */
-const rpcError = (c: Exchange, status: number, code: number, message: string, headers: Record<string, string> = {}): Replied =>
-  rpcErrorData(c, { status, code, message }, null, headers);
-
 /** A per-lane limit reached: 429 with Retry-After and a JSON-RPC error naming the setting. */
 export const refuseLoad = (c: Exchange, r: LoadRefusal, id: unknown = null): Replied =>
   rpcErrorData(c, { status: r.status, code: ERR.invalidRequest, message: r.message, data: { limit: r.setting, value: r.limit } }, id, {
@@ -47,6 +45,8 @@ const runOrWait = async (
   const release = await Promise.race([a.started, gone]);
   if (!release) {
     a.cancel();
+    // Started in the same tick as the client left: the turn is given back, never leaked.
+    void a.started.then((r) => r());
     return c.body(null, 499);
   }
   whenClosed(outgoing, release);
@@ -82,24 +82,33 @@ export { BYTE_TURN_MIN } from './byte-turns.js';
  */
 export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
   const declared = Number(c.req.header('content-length'));
-  const expected = d.send.expected(lane);
-  // A lane whose clients already hold unread answers up to its budget gets no new call while its
-  // answers are this large: it would be carried through a host and the front only to be refused.
-  const limits = d.policy().gateway.limits;
-  if (expected > BYTE_TURN_MIN && d.send.of(lane) + expected > limits.unsentBytesPerLane)
-    return refuseLoad(c, {
-      status: 429,
-      setting: 'gateway.limits.unsentBytesPerLane',
-      limit: limits.unsentBytesPerLane,
-      message: `This lane's clients have ${d.send.of(lane)} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
-      retryAfterS: 1,
-    });
-  const body = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
-  // The turn is weighed by the larger of the request and the answers this lane has been getting.
-  const bytes = Math.max(body, expected);
+  const bytes = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
   // A body too large to accept takes no turn: the body check refuses it at once with 413.
   if (bytes <= BYTE_TURN_MIN || declared > d.policy().gateway.maxBodyBytes) return undefined;
   return runOrWait(c, d.requestBytes.enter(lane, bytes));
+};
+
+/**
+ * A request (never a notification or a response: a lane can always cancel and answer) of a lane
+ * whose recent answers are large takes a turn weighed by them, in a queue of its own (so it can
+ * never wait on its own body's turn), and a lane whose clients already hold unread answers up to
+ * gateway.limits.unsentBytesPerLane gets 429 before the call reaches a host: it would be carried
+ * through a host and the front only to be refused.
+ */
+export const takeAnswerTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
+  const expected = d.send.expected(lane);
+  if (expected <= BYTE_TURN_MIN) return undefined;
+  const held = d.send.of(lane);
+  const limit = d.policy().gateway.limits.unsentBytesPerLane;
+  if (held > 0 && held + expected > limit)
+    return refuseLoad(c, {
+      status: 429,
+      setting: 'gateway.limits.unsentBytesPerLane',
+      limit,
+      message: `This lane's clients have ${held} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
+      retryAfterS: 1,
+    });
+  return runOrWait(c, d.answerBytes.enter(lane, expected));
 };
 
 /** How this lane's large answers are paced and held against gateway.limits.unsentBytes*. */
@@ -114,6 +123,7 @@ const tooLarge = (c: Exchange, max: number, close: boolean): Replied =>
     413,
     ERR.invalidRequest,
     `Request body over ${max} bytes; raise gateway.maxBodyBytes to allow larger ones`,
+    null,
     close ? { Connection: 'close' } : {},
   );
 
