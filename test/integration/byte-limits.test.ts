@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { Agent } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { EVERYTHING, FIXTURE, operatorApi, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { modernCall, send } from '../helpers/http.js';
+import { MODERN_META, modernCall, send } from '../helpers/http.js';
 import { rssOf, unreadPost } from '../helpers/unread.js';
 import { sleep } from '../helpers/procs.js';
 
@@ -103,6 +103,16 @@ describe('byte limits: answers are bounded by bytes, not by count', () => {
     // -1: no answer yet (waiting for the lane's turn: its unread answers weigh its next calls).
     const statuses = await Promise.all(held.map((h) => Promise.race([h.status, sleep(10).then(() => -1)])));
     await sleep(500);
+    // Its own cancellations still go through at once: only requests wait behind its unread answers.
+    const c0 = Date.now();
+    const cancel = await send(
+      url,
+      JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 1, _meta: MODERN_META } }),
+      { authorization: `Bearer ${ta}`, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'notifications/cancelled' },
+      agent,
+    );
+    assert.equal(cancel.status, 202);
+    assert.ok(Date.now() - c0 < 1000, `the cancellation waited ${Date.now() - c0} ms`);
     const mem = rssOf(front);
     flooding = false;
     await quiet;
