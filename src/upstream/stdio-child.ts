@@ -105,16 +105,13 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
   // Kept until the handshake is done: a child that dies starting says why on stderr.
   const stderr = watchStderr(proc.stderr, ev);
   let exited = false;
-  let stopping = false;
   void proc.exited.then((r) => {
     exited = true;
     const how = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
-    // A child lanegate stopped did not crash: what it still had pending fails without that kind.
-    peer.close(`upstream process ended (${how})`, stopping ? undefined : 'crashed');
+    peer.close(`upstream process ended (${how})`, 'crashed');
     ev.onExit(how);
   });
   const stop = async (): Promise<void> => {
-    stopping = true;
     if (!exited) await stopPiped(proc, STOP_GRACE_MS, KILL_AFTER_MS);
   };
   const envelope = modernEnvelope(opts.clientInfo ?? CLIENT_INFO, opts.capabilities);
