@@ -25,6 +25,7 @@ import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import { admitCall, type GateDeps } from './call-gate.js';
 import { withVia } from '../link/via.js';
+import { turn } from '../rpc/turn.js';
 import { SecretGate } from './secret-gate.js';
 import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
@@ -304,8 +305,10 @@ export class Host {
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
     }
     this.refreshTrust();
-    // Before admission: a request refused for a secret starts no child and moves no lane.
-    this.secrets.arguments(slot.config, lane, method, params);
+    // Before admission: a request refused for a secret starts no child and moves no lane. A long
+    // string is scanned a rule at a time, other lanes' messages handled between the passes.
+    const scanning = this.secrets.argumentsPaced(slot.config, lane, method, params, turn);
+    if (scanning) await scanning;
     const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
     // What a lane asks its own child decides whether it may move at a promotion (only a probed server can be promoted).
     if (slot.config.probe?.length && (slot.placement === 'dedicated' || slot.waiting.has(lane)))
@@ -329,7 +332,9 @@ export class Host {
       const checked = wire ? await this.tripwire.checked(wire, slot, lane, method, call.params, result) : result;
       // Where it ran, for the front's audit record (cut off before the lane sees the result).
       const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
-      return withVia(prefixResultUris(method, slot.config.prefix, this.secrets.answer(slot.config, lane, method, checked)), via);
+      const judged = this.secrets.answerPaced(slot.config, lane, method, checked, turn);
+      const seen = judged instanceof Promise ? await judged : judged;
+      return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
     } catch (e) {
       this.secrets.failure(slot.config, lane, method, e);
       if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {

@@ -14,6 +14,10 @@ const DEFAULT_POLICY: SecretsPolicy = { arguments: 'block', answers: 'block', ig
 /** The `_meta` key an answer carries when lanegate redacted it, and the error data key of a refusal. */
 export const SECRETS_META = 'lanegate/secrets';
 
+/** What of a request's param goes upstream: the lane's own _meta does; the front's caller block and the progress token (replaced) do not. */
+const sentPart = (k: string, v: unknown): unknown =>
+  k === '_meta' && v !== null && typeof v === 'object' ? { ...(v as Params), [META.caller]: undefined, progressToken: undefined } : v;
+
 /** A refusal of lanegate's own (never an upstream's error that happens to use the same code). */
 export class SecretRefusal extends RpcFailure {}
 
@@ -53,16 +57,40 @@ export class SecretGate {
 
   /** A lane's request (or its answer to an upstream's request) on its way up. Throws when refused. */
   arguments(server: ServerConfig, lane: string, method: string, params: Params): void {
-    const { p, ignore } = this.policy(server);
+    const { ignore } = this.policy(server);
     const findings: SecretFinding[] = [];
-    for (const [k, v] of Object.entries(params)) {
-      if (k === 'name') continue;
-      // The lane's own _meta goes upstream too; the front's caller block and the progress token (replaced) do not.
-      const sent =
-        k === '_meta' && v !== null && typeof v === 'object' ? { ...(v as Params), [META.caller]: undefined, progressToken: undefined } : v;
-      findings.push(...this.detector.scan(sent, k, ignore));
+    for (const k of Object.keys(params)) if (k !== 'name') findings.push(...this.detector.scan(sentPart(k, params[k]), k, ignore));
+    if (findings.length > 0) this.refuseArguments(server, lane, method, findings);
+  }
+
+  /**
+   * `arguments`, its long strings scanned a rule at a time with `pause` between passes (a large
+   * request); undefined (nothing to wait for) when it was judged at once.
+   */
+  argumentsPaced(
+    server: ServerConfig,
+    lane: string,
+    method: string,
+    params: Params,
+    pause: () => Promise<void>,
+  ): Promise<void> | undefined {
+    const { ignore } = this.policy(server);
+    const found = Object.keys(params)
+      .filter((k) => k !== 'name')
+      .map((k) => this.detector.scanPaced(sentPart(k, params[k]), k, ignore, pause));
+    if (found.every(Array.isArray)) {
+      const findings = (found as SecretFinding[][]).flat();
+      if (findings.length > 0) this.refuseArguments(server, lane, method, findings);
+      return undefined;
     }
-    if (findings.length === 0) return;
+    return Promise.all(found).then((all) => {
+      const findings = all.flat();
+      if (findings.length > 0) this.refuseArguments(server, lane, method, findings);
+    });
+  }
+
+  private refuseArguments(server: ServerConfig, lane: string, method: string, findings: SecretFinding[]): void {
+    const { p } = this.policy(server);
     const injected = findings.some((f) => f.rule === INJECTED_RULE);
     const action: SecretAction = p.arguments === 'log' && !injected ? 'logged' : 'blocked';
     this.report(server.name, lane, method, 'arguments', action, findings);
@@ -76,9 +104,20 @@ export class SecretGate {
 
   /** An upstream's answer on its way to a lane: returned as is, redacted, or refused (throws). */
   answer(server: ServerConfig, lane: string, method: string, result: Params, root = 'result'): Params {
+    const findings = this.detector.scan(result, root, this.policy(server).ignore);
+    return findings.length === 0 ? result : this.judgeAnswer(server, lane, method, result, findings);
+  }
+
+  /** `answer`, its long strings scanned a rule at a time with `pause` between passes (a large answer); at once when it has none. */
+  answerPaced(server: ServerConfig, lane: string, method: string, result: Params, pause: () => Promise<void>): Params | Promise<Params> {
+    const found = this.detector.scanPaced(result, 'result', this.policy(server).ignore, pause);
+    const judge = (findings: SecretFinding[]): Params =>
+      findings.length === 0 ? result : this.judgeAnswer(server, lane, method, result, findings);
+    return Array.isArray(found) ? judge(found) : found.then(judge);
+  }
+
+  private judgeAnswer(server: ServerConfig, lane: string, method: string, result: Params, findings: SecretFinding[]): Params {
     const { p, ignore } = this.policy(server);
-    const findings = this.detector.scan(result, root, ignore);
-    if (findings.length === 0) return result;
     const injected = findings.some((f) => f.rule === INJECTED_RULE);
     const action: SecretAction = p.answers === 'redact' ? 'redacted' : p.answers === 'log' && !injected ? 'logged' : 'blocked';
     this.report(server.name, lane, method, 'answers', action, findings);

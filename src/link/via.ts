@@ -19,10 +19,14 @@ const TAIL = `"${VIA}":`;
 /**
  * The host's side: the result with `via` as its last key. A key of that name the upstream wrote
  * is dropped first, so the last one is always the host's (JSON.stringify keeps insertion order).
+ * Only that rare case copies the result; otherwise the key is added to the host's own parsed copy.
  */
 export const withVia = (result: Record<string, unknown>, via: Via): Record<string, unknown> => {
-  const out = { ...result };
-  delete out[VIA];
+  let out = result;
+  if (Object.hasOwn(result, VIA)) {
+    out = { ...result };
+    delete out[VIA];
+  }
   out[VIA] = via.pid === undefined ? { placement: via.placement } : { placement: via.placement, pid: via.pid };
   return out;
 };

@@ -27,7 +27,8 @@ const KEEP = 512;
  * hundred characters are kept (where a JSON-RPC response's id usually is) until its end.
  */
 export class LineReader {
-  private buf = '';
+  /** The partial line's pieces, joined once when it ends (a `+=` rope of many chunks costs a flattening copy later). */
+  private parts: string[] = [];
   private bufBytes = 0;
   /** Set while a too-long line streams past. */
   private skip: { head: string; tail: string; bytes: number } | undefined;
@@ -52,8 +53,9 @@ export class LineReader {
       this.extend(chunk.slice(start));
       return;
     }
-    let line = this.buf + chunk.slice(start, nl);
-    this.buf = '';
+    const piece = chunk.slice(start, nl);
+    let line = this.parts.length === 0 ? piece : (this.parts.push(piece), this.parts.join(''));
+    this.parts = [];
     this.bufBytes = 0;
     start = nl + 1;
     for (;;) {
@@ -68,15 +70,16 @@ export class LineReader {
 
   private extend(piece: string): void {
     if (piece.length === 0) return;
-    this.buf += piece;
+    this.parts.push(piece);
     this.bufBytes += Buffer.byteLength(piece);
     if (this.bufBytes > this.o.maxBytes) {
+      const whole = this.parts.join('');
       this.skip = {
-        head: this.buf.slice(0, KEEP),
-        tail: this.buf.slice(-KEEP),
+        head: whole.slice(0, KEEP),
+        tail: whole.slice(-KEEP),
         bytes: this.bufBytes,
       };
-      this.buf = '';
+      this.parts = [];
       this.bufBytes = 0;
       this.o.onOversize(this.skip, false);
     }

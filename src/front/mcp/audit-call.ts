@@ -30,6 +30,21 @@ const nameOf = (method: string, target: string): string => {
   return t.length > 200 ? `${t.slice(0, 200)}…` : t;
 };
 
+/**
+ * A session's reference in the audit trail (a hash of its id, never the id). The last few are
+ * kept: a session makes many calls, and hashing its id on each showed in the small-call profile.
+ */
+const sessionRefs = new Map<string, string>();
+const sessionRef = (holder: string): string => {
+  let ref = sessionRefs.get(holder);
+  if (ref === undefined) {
+    if (sessionRefs.size >= 1024) sessionRefs.clear();
+    ref = sha256(holder).slice(0, 16);
+    sessionRefs.set(holder, ref);
+  }
+  return ref;
+};
+
 /** The audit record of one forwarded request (pure apart from the clock and a hash). */
 export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: CallEnd): AuditRecord => {
   const args = req.params?.arguments ?? req.params?.argument;
@@ -38,7 +53,7 @@ export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: C
     lane,
     ...(o.tokenId ? { tokenId: o.tokenId } : {}),
     // A reference, not the id: the file must not hold what opens a lane's session.
-    ...(o.holder ? { session: sha256(o.holder).slice(0, 16) } : {}),
+    ...(o.holder ? { session: sessionRef(o.holder) } : {}),
     server: end.server,
     method: req.method,
     ...(end.target ? { name: nameOf(req.method, end.target) } : {}),

@@ -1,7 +1,7 @@
 import { shannon, isPlaceholder } from './entropy.js';
 import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
-import { MAX_HITS, redactText, scanText, type TextHit } from './text.js';
+import { MAX_HITS, PACED_CHARS, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
 export interface SecretFinding {
@@ -45,6 +45,32 @@ const secretByName = (name: string, value: string): string | undefined => {
 const isServiceAccount = (o: Record<string, unknown>): boolean =>
   o.type === 'service_account' && (typeof o.private_key === 'string' || typeof o.private_key_id === 'string');
 
+/** Findings of one scan: each rule and path once, bounded (past the bound only a first injected value counts). */
+class Findings {
+  readonly out: SecretFinding[] = [];
+  private readonly seen = new Set<string>();
+  private injected = false;
+
+  constructor(private readonly root: string) {}
+
+  /** Whether a finding could still be recorded. */
+  get open(): boolean {
+    return this.out.length < MAX_FINDINGS || !this.injected;
+  }
+
+  add(rule: string, n: Node): void {
+    // Past the bound, only a first injected value is still recorded: it decides what `log` may pass.
+    if (this.out.length >= MAX_FINDINGS && (rule !== INJECTED_RULE || this.injected)) return;
+    const path = pathOf(this.root, n);
+    const id = `${rule} ${path}`;
+    if (!this.seen.has(id)) {
+      this.seen.add(id);
+      this.out.push({ rule, path });
+      this.injected ||= rule === INJECTED_RULE;
+    }
+  }
+}
+
 /**
  * The secret detector: the rules (rules.ts), the exact values this host injects, and the rules a
  * server's policy turned off. Pure given its inputs; one per host.
@@ -65,46 +91,65 @@ export class SecretDetector {
 
   /** Every secret in a JSON value, with where it is. Iterative (any depth), linear in the value's size. */
   scan(value: unknown, root: string, ignore?: ReadonlySet<string>): SecretFinding[] {
-    const out: SecretFinding[] = [];
-    const seen = new Set<string>();
-    let injected = false;
-    const add = (rule: string, n: Node): void => {
-      // Past the bound, only a first injected value is still recorded: it decides what `log` may pass.
-      if (out.length >= MAX_FINDINGS && (rule !== INJECTED_RULE || injected)) return;
-      const path = pathOf(root, n);
-      const id = `${rule} ${path}`;
-      if (!seen.has(id)) {
-        seen.add(id);
-        out.push({ rule, path });
-        injected ||= rule === INJECTED_RULE;
+    const f = new Findings(root);
+    this.walk(value, f, ignore);
+    return f.out;
+  }
+
+  /**
+   * `scan`, with each string of PACED_CHARS or more scanned a rule at a time, `pause` before each
+   * pass (a large answer's scan then never holds the event loop for long). The same findings;
+   * synchronous (no promise) when the value holds no such string, as nearly every value does.
+   */
+  scanPaced(
+    value: unknown,
+    root: string,
+    ignore: ReadonlySet<string> | undefined,
+    pause: () => Promise<void>,
+  ): SecretFinding[] | Promise<SecretFinding[]> {
+    const f = new Findings(root);
+    const long: Node[] = [];
+    this.walk(value, f, ignore, long);
+    if (long.length === 0) return f.out;
+    return (async () => {
+      for (const n of long) {
+        if (!f.open) break;
+        const s = n.v as string;
+        for (const h of await scanTextPaced(s, ignore, pause)) f.add(h.rule, n);
+        if (this.injected.size > 0) for (const h of this.injected.find(s)) f.add(h.rule, n);
       }
-    };
+      return f.out;
+    })();
+  }
+
+  /** Walks a value into `f`; strings of PACED_CHARS or more go to `long` instead, when given. */
+  private walk(value: unknown, f: Findings, ignore: ReadonlySet<string> | undefined, long?: Node[]): void {
     const stack: Node[] = [{ v: value, key: undefined, parent: undefined }];
-    while (stack.length > 0 && (out.length < MAX_FINDINGS || !injected)) {
+    while (stack.length > 0 && f.open) {
       const n = stack.pop() as Node;
       const v = n.v;
       if (typeof v === 'string') {
-        for (const h of this.text(v, ignore)) add(h.rule, n);
+        if (long && v.length >= PACED_CHARS) long.push(n);
+        else for (const h of this.text(v, ignore)) f.add(h.rule, n);
       } else if (Array.isArray(v)) {
         for (let i = v.length - 1; i >= 0; i -= 1) stack.push({ v: v[i], key: i, parent: n });
       } else if (v !== null && typeof v === 'object') {
         const o = v as Record<string, unknown>;
-        if (!ignore?.has('gcp_service_account') && isServiceAccount(o)) add('gcp_service_account', n);
+        if (!ignore?.has('gcp_service_account') && isServiceAccount(o)) f.add('gcp_service_account', n);
         for (const k of Object.keys(o)) {
           const child: Node = { v: o[k], key: k, parent: n };
           const keyHits = this.text(k, ignore);
           if (keyHits.length > 0) {
             child.hidden = true;
-            for (const h of keyHits) add(h.rule, child);
+            for (const h of keyHits) f.add(h.rule, child);
           }
           const x = o[k];
           const byName = typeof x === 'string' ? secretByName(k, x) : undefined;
-          if (byName && !ignore?.has(byName)) add(byName, child);
+          if (byName && !ignore?.has(byName)) f.add(byName, child);
           stack.push(child);
         }
       }
     }
-    return out;
   }
 
   /** The value with every secret cut out (`[secret redacted: RULE]`), rebuilt where it changed. */

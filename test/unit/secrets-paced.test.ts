@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { SecretDetector } from '../../src/guard/secrets/detector.js';
+import { PACED_CHARS } from '../../src/guard/secrets/text.js';
+import type { HostOut } from '../../src/link/protocol.js';
+import type { Log } from '../../src/log/lite.js';
+import type { ServerConfig } from '../../src/policy/model.js';
+import { ERR, RpcFailure } from '../../src/rpc/jsonrpc.js';
+import { SecretGate } from '../../src/host/secret-gate.js';
+
+// Credential-shaped values, assembled at run time so no scanner of this repository mistakes them for real ones.
+const GITHUB = ['ghp', 'Q7mZ2vK9pL4xT8wR1nB6cY3hJ5dF0gS2aE7u'].join('_');
+const AWS = ['AKIA', 'Z3MPLQ4RT6VW7XY2'].join('');
+const INJECTED = 'vlt-7Hq2Zx9LmP4wK8rT3nB6';
+const pad = (n: number): string => 'lorem ipsum dolor '.repeat(Math.ceil(n / 18)).slice(0, n);
+
+const counting = () => {
+  let pauses = 0;
+  return { pause: async () => void (pauses += 1), pauses: () => pauses };
+};
+const quiet = { notify: () => {}, request: async () => ({}) } as unknown as HostOut;
+const noLog: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const server = { name: 'docs', prefix: 'docs', domain: 'public' } as ServerConfig;
+
+describe('secret scanning of large values, a rule at a time (issue 19)', () => {
+  const d = new SecretDetector([INJECTED]);
+  const long = `${pad(PACED_CHARS)} key ${GITHUB} and ${pad(200_000)} ${AWS} then ${INJECTED} ${pad(1000)}`;
+  const value = {
+    content: [
+      { type: 'text', text: long },
+      { type: 'text', text: `short ${GITHUB}` },
+    ],
+    token: 'x',
+  };
+
+  it('finds exactly what the one-pass scan finds, pausing between the passes of a long string', async () => {
+    const c = counting();
+    const paced = d.scanPaced(value, 'result', undefined, c.pause);
+    assert.ok(paced instanceof Promise, 'a value with a long string is scanned asynchronously');
+    const found = await paced;
+    const whole = d.scan(value, 'result');
+    const key = (f: { rule: string; path: string }): string => `${f.rule} ${f.path}`;
+    assert.deepEqual(found.map(key).sort(), whole.map(key).sort());
+    assert.ok(found.some((f) => f.rule === 'github_token' && f.path === 'result.content[0].text'));
+    assert.ok(found.some((f) => f.rule === 'aws_access_key_id' && f.path === 'result.content[0].text'));
+    assert.ok(found.some((f) => f.rule === 'injected_secret' && f.path === 'result.content[0].text'));
+    assert.ok(found.some((f) => f.rule === 'github_token' && f.path === 'result.content[1].text'));
+    assert.ok(c.pauses() >= 3, `paused ${c.pauses()} times`);
+  });
+
+  it('is synchronous, and pauses never, on values without a long string', () => {
+    const c = counting();
+    const r = d.scanPaced({ text: `short ${GITHUB}`, n: 3 }, 'result', undefined, c.pause);
+    assert.ok(Array.isArray(r));
+    assert.equal(r.length, 1);
+    assert.equal(c.pauses(), 0);
+  });
+
+  it('the gate refuses a large request holding a secret (paced path), and passes a clean one', async () => {
+    const gate = new SecretGate([INJECTED], quiet, noLog);
+    const c = counting();
+    const refused = gate.argumentsPaced(server, 'a', 'tools/call', { name: 'echo', arguments: { text: long } }, c.pause);
+    assert.ok(refused instanceof Promise);
+    await assert.rejects(
+      refused,
+      (e: unknown) => e instanceof RpcFailure && e.rpc.code === ERR.secretRefused && /github_token/.test(e.rpc.message),
+    );
+    assert.equal(
+      await gate.argumentsPaced(server, 'a', 'tools/call', { name: 'echo', arguments: { text: pad(PACED_CHARS * 2) } }, c.pause),
+      undefined,
+    );
+    assert.equal(gate.argumentsPaced(server, 'a', 'tools/call', { name: 'echo', arguments: { text: 'hi' } }, c.pause), undefined);
+  });
+
+  it('the gate withholds or redacts a large answer holding a secret as the one-pass gate does', async () => {
+    const block = new SecretGate([], quiet, noLog);
+    const answer = { content: [{ type: 'text', text: long }] };
+    await assert.rejects(
+      Promise.resolve(block.answerPaced(server, 'a', 'tools/call', answer, async () => {})),
+      (e: unknown) => e instanceof RpcFailure && e.rpc.code === ERR.secretRefused,
+    );
+    const redacting = { ...server, secrets: { arguments: 'block', answers: 'redact', ignore: [] } } as ServerConfig;
+    const out = (await new SecretGate([], quiet, noLog).answerPaced(redacting, 'a', 'tools/call', answer, async () => {})) as {
+      content: { text: string }[];
+    };
+    const text = out.content[0]?.text ?? '';
+    assert.ok(!text.includes(GITHUB) && !text.includes(AWS), 'the secrets are cut out');
+    assert.match(text, /\[secret redacted: github_token\]/);
+    assert.ok(text.length > PACED_CHARS, 'the rest of the answer is kept');
+  });
+});
