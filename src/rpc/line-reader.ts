@@ -54,7 +54,8 @@ export class LineReader {
       return;
     }
     const piece = chunk.slice(start, nl);
-    let line = this.parts.length === 0 ? piece : (this.parts.push(piece), this.parts.join(''));
+    this.parts.push(piece);
+    let line = this.parts.length === 1 ? piece : this.parts.join('');
     this.parts = [];
     this.bufBytes = 0;
     start = nl + 1;

@@ -16,7 +16,10 @@ const pad = (n: number): string => 'lorem ipsum dolor '.repeat(Math.ceil(n / 18)
 
 const counting = () => {
   let pauses = 0;
-  return { pause: async () => void (pauses += 1), pauses: () => pauses };
+  const pause = async (): Promise<void> => {
+    pauses += 1;
+  };
+  return { pause, pauses: () => pauses };
 };
 const quiet = { notify: () => {}, request: async () => ({}) } as unknown as HostOut;
 const noLog: Log = { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
