@@ -12,6 +12,9 @@ import { type Scored, table } from './guard-tables.js';
 
 type Verdicts = ReturnType<typeof judgeSurface>;
 
+/** Rows of the last per-lane scoring whose tool got no verdict (counted as admitted; printed, never named). */
+export let unjudged = 0;
+
 const scored = (e: Blind2Entry, vs: Verdicts): Scored => {
   const findings = vs.flatMap((v) => v.findings);
   return { e, rules: vs.some((v) => v.rules.length > 0), guard: findings.length > 0, codes: findings.map((f) => f.code) };
@@ -34,6 +37,7 @@ const groupBy = <T>(xs: T[], key: (x: T) => string): Map<string, T[]> => {
  */
 export const scorePerLane = (rows: Blind2Entry[]): Scored[] => {
   const out = new Map<Blind2Entry, Scored>();
+  unjudged = 0;
   for (const laneRows of groupBy(rows, (r) => r.lane).values()) {
     const servers = groupBy(laneRows, (r) => r.server);
     const names = new Map(
@@ -53,12 +57,15 @@ export const scorePerLane = (rows: Blind2Entry[]): Scored[] => {
         undefined,
         { others },
       );
-      for (const r of srows) {
-        const mine = verdicts.filter((v) => (v.kind === 'instructions' ? r.instructions !== undefined : v.item === r.tool.name));
-        // Fail loudly (without naming the row) rather than count a tool the scanner never judged as admitted.
-        if (!mine.some((v) => v.kind !== 'instructions')) throw new Error('blind2: a tool got no verdict in its lane');
-        out.set(r, scored(r, mine));
-      }
+      const tools = verdicts.filter((v) => v.kind !== 'instructions');
+      srows.forEach((r, i) => {
+        // By name; by position when the scanner spelled the name differently (same count, same order).
+        const byName = tools.filter((v) => v.item === r.tool.name);
+        const mine = byName.length > 0 ? byName : tools.length === srows.length && tools[i] ? [tools[i]] : [];
+        if (mine.length === 0) unjudged += 1;
+        const instr = r.instructions !== undefined ? verdicts.filter((v) => v.kind === 'instructions') : [];
+        out.set(r, scored(r, [...mine, ...instr]));
+      });
     }
   }
   return rows.map((r) => out.get(r) as Scored);
@@ -89,5 +96,6 @@ export const benchBlind2 = (): void => {
   const perLane = scorePerLane(load.rows);
   table(`BLIND2 per lane catalog (as lanegate scan sees ${new Set(load.rows.map((r) => r.lane)).size} lanes)`, perLane);
   issueTable(perLane);
+  if (unjudged > 0) console.log(`  WARNING: ${unjudged} row(s) got no verdict in their lane and count as admitted`);
   console.log(`\nblind2 split scored ${blind2ScoreCount()} time(s) so far`);
 };

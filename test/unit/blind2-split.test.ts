@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { scorePerLane, scorePerTool } from '../bench/guard-blind2.js';
+import { scorePerLane, scorePerTool, unjudged } from '../bench/guard-blind2.js';
 import { type Blind2Entry, loadSplit } from '../helpers/blind2.js';
 import { CORPUS_CLASSES } from '../helpers/corpus.js';
 
@@ -79,6 +79,18 @@ describe('the second blind split: scoring shapes', () => {
       );
       for (const s of scored) assert.equal(typeof s.guard, 'boolean');
     }
+    assert.equal(unjudged, 0);
+  });
+
+  it('finds the verdict of a tool whose name has look-alike letters or control characters', () => {
+    const odd = [
+      row('o-1', 'benign', 'l1', 'a', 'x\uff0dy', 'Lists things.'),
+      row('o-2', 'benign', 'l1', 'a', '\u0261o', 'Goes.'),
+      row('o-3', 'benign', 'l1', 'b', 'tab\tname', 'Tab in its name.'),
+      row('o-4', 'benign', 'l1', 'b', 'nl\nname', 'Newline in its name.'),
+    ];
+    assert.equal(scorePerLane(odd).length, odd.length);
+    assert.equal(unjudged, 0);
   });
 });
 
