@@ -7,9 +7,11 @@
  * ids, no text), and adds a line to blind-scores.log; the bench prints how many times the blind
  * split has been scored. Goal on the blind split (issue 23): recall >= 0.75 at FPR <= 0.03, <= 2 ms a tool.
  * `-- --extra FILE.jsonl` also scores another labelled file (rows added for issue 23) the same way.
+ * `-- --blind2` scores the second blind split (blind2.jsonl, BLIND2.md) the same way, per tool and per lane.
  */
 import { blindScoreCount, type CorpusEntry, judgeEntry, loadBlind, loadCorpus } from '../helpers/corpus.js';
 import { judgeSurface } from '../../src/guard/scanner.js';
+import { benchBlind2 } from './guard-blind2.js';
 import { type Scored, table } from './guard-tables.js';
 
 const blind = process.argv.includes('--blind');
@@ -39,6 +41,7 @@ if (extraAt > 0 && process.argv[extraAt + 1]) table(`EXTRA ${process.argv[extraA
 if (blind) {
   table('BLIND split (never read while tuning)', scoreAll(loadBlind('bench:guard --blind')));
 }
+if (process.argv.includes('--blind2')) benchBlind2();
 console.log(
   `\nblind split scored ${blindScoreCount()} time(s) so far${blind ? '' : '; `npm run bench:guard -- --blind` scores it (and counts)'}`,
 );
