@@ -2,7 +2,6 @@ import { childProfile } from '../guard/profile.js';
 import { VERSION } from '../install-paths.js';
 import { type Absence, type HostOut, LINK, type ListChanged, META } from '../link/protocol.js';
 import type { Log } from '../log/lite.js';
-import { escapeUntrusted } from '../log/escape.js';
 import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
@@ -18,14 +17,12 @@ import { ResourceRelay } from './resource-relay.js';
 import { readCaller } from './caller.js';
 import { ChildFrames } from './child-frames.js';
 import { fetchSurface } from './surface-fetch.js';
-import { upstreamParams } from './upstream-params.js';
 import { isListMethod, type ListMethod } from '../link/lists.js';
-import { prefixResultUris } from './surface.js';
 import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
-import { admitCall, type GateDeps } from './call-gate.js';
-import { withVia } from '../link/via.js';
-import { turn } from '../rpc/turn.js';
+import type { GateDeps } from './call-gate.js';
+import { type ForwardDeps, forward } from './forward.js';
+import { hostSlotHooks } from './slot-hooks.js';
 import { SecretGate } from './secret-gate.js';
 import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
@@ -65,10 +62,12 @@ export class Host {
   private readonly tripwire: TripwireWatch;
   private readonly spots: SpotChecks;
   private readonly tasks: HostTasks;
+  private readonly slotHooks: SlotHooks;
+  private readonly forwarding: ForwardDeps;
 
   constructor(
     private cfg: HostConfig,
-    private readonly connect: SlotHooks['connect'],
+    connect: SlotHooks['connect'],
     private readonly out: HostOut,
     private readonly log: Log,
     private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
@@ -119,7 +118,26 @@ export class Host {
     const everyMs = cfg.lane === undefined ? spotEveryMs(process.env) : 0;
     this.spots = new SpotChecks({ slots: () => this.slots.values(), scratch, calls: this.tripwire.calls, hazard, log, everyMs });
     this.spots.start();
+    this.slotHooks = hostSlotHooks({ connect, tasks: this.tasks, frames: this.frames, resources: this.resources, log, out });
+    this.forwarding = this.forwardingDeps();
     for (const s of cfg.servers) this.addSlot(s, cfg.placements[s.name] ?? 'dedicated', cfg.scopes?.[s.name]);
+  }
+
+  /** What a forwarded call goes through (forward.ts), the host's own parts. */
+  private forwardingDeps(): ForwardDeps {
+    return {
+      byPrefix: (prefix) => this.byPrefix.get(prefix),
+      serversOf: (lane) => this.cfg.lanes[lane] ?? [],
+      refreshTrust: () => this.refreshTrust(),
+      vettedSurface: (slot, lane, era) => this.vettedSurface(slot, lane, era),
+      gate: this.gate,
+      secrets: this.secrets,
+      promotions: this.promotions,
+      resources: this.resources,
+      tasks: this.tasks,
+      progress: this.progress,
+      tripwire: this.tripwire,
+    };
   }
 
   /** Subscriptions held on a retreated shared child move to each lane's own, started now. */
@@ -129,32 +147,7 @@ export class Host {
   }
 
   private addSlot(s: ServerConfig, placement: 'shared' | 'dedicated', scope: string[] = []): void {
-    const slot = new ServerSlot(
-      s,
-      placement,
-      {
-        connect: this.connect,
-        onNotification: (server, scope, n) =>
-          void (this.tasks.notification(server, scope, n) || this.frames.notification(server, scope, n)),
-        onServerRequest: async (server, scope, r) => {
-          const about = this.tasks.inbound(server, scope, r);
-          return this.tasks.parked(server, scope, r) ?? this.frames.request(server, scope, about.request, about.holder);
-        },
-        onConnected: (server, key, conn) => void this.resources.renew(server, key, conn),
-        // A child holding a subscription or a task a lane has not settled is never stopped as idle.
-        held: (server, key) => this.resources.held(server, key) || this.tasks.holds(server, key),
-        onGone: (server, conn, detail) => this.tasks.childGone(server, conn, detail),
-        onEvent: (e) => {
-          // A start that failed or a crash is the operator's business: warn, with the child's own words.
-          this.log[e.kind === 'start_failed' || e.kind === 'crashed' ? 'warn' : 'info'](
-            { event: `upstream_${e.kind}`, server: e.server, lane: e.lane, childPid: e.pid, detail: e.detail && escapeUntrusted(e.detail) },
-            `upstream ${e.kind}${e.detail ? `: ${escapeUntrusted(e.detail, 400)}` : ''}`,
-          );
-          this.out.notify(LINK.upstream, { ...e });
-        },
-      },
-      new Set(scope),
-    );
+    const slot = new ServerSlot(s, placement, this.slotHooks, new Set(scope));
     this.slots.set(s.name, slot);
     this.byPrefix.set(s.prefix, slot);
   }
@@ -225,7 +218,8 @@ export class Host {
     const target = unprefixRequest(req.method, params);
     if (target)
       return this.promotions.around(lane, target.prefix === undefined ? undefined : this.byPrefix.get(target.prefix), () =>
-        this.forward(
+        forward(
+          this.forwarding,
           { lane, era, holder, method: req.method, ...(signal ? { signal } : {}), ...(headers ? { headers } : {}) },
           target.prefix,
           target.params,
@@ -286,64 +280,6 @@ export class Host {
         return s;
       }),
     );
-  }
-
-  private async forward(
-    {
-      lane,
-      era,
-      holder,
-      method,
-      signal,
-      headers,
-    }: { lane: string; era: Era; holder: string; method: string; signal?: AbortSignal; headers?: Record<string, string> },
-    prefix: string | undefined,
-    params: Params,
-  ): Promise<Params> {
-    const slot = prefix === undefined ? undefined : this.byPrefix.get(prefix);
-    if (!slot || !(this.cfg.lanes[lane] ?? []).includes(slot.config.name)) {
-      throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
-    }
-    this.refreshTrust();
-    // Before admission: a request refused for a secret starts no child and moves no lane. A long
-    // string is scanned a rule at a time, other lanes' messages handled between the passes.
-    const scanning = this.secrets.argumentsPaced(slot.config, lane, method, params, turn);
-    if (scanning) await scanning;
-    const conn = await admitCall(this.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
-    // What a lane asks its own child decides whether it may move at a promotion (only a probed server can be promoted).
-    if (slot.config.probe?.length && (slot.placement === 'dedicated' || slot.waiting.has(lane)))
-      this.promotions.noteOwn(slot.config.name, lane, method, params);
-    slot.attach(lane, era);
-    if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
-      const on = method === 'resources/subscribe';
-      await this.resources.change(slot.config.name, slot.keyFor(lane, era), conn, String(params.uri ?? ''), { lane, holder }, on);
-      return {};
-    }
-    const meta = params._meta as Params | undefined;
-    // A task-augmented call: the task is recorded as this lane's and session's, under an id of ours.
-    const who = { lane, holder, era };
-    const call = await this.tasks.asTask(slot, conn, () => this.vettedSurface(slot, lane, era).catch(() => undefined), who, method, params);
-    const tracked = this.progress.track(lane, meta?.progressToken);
-    const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
-    const wire = this.tripwire.sent(slot, lane, conn, call.params);
-    try {
-      const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
-      if (call.task) return this.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
-      const checked = wire ? await this.tripwire.checked(wire, slot, lane, method, call.params, result) : result;
-      // Where it ran, for the front's audit record (cut off before the lane sees the result).
-      const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
-      const judged = this.secrets.answerPaced(slot.config, lane, method, checked, turn);
-      const seen = judged instanceof Promise ? await judged : judged;
-      return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
-    } catch (e) {
-      this.secrets.failure(slot.config, lane, method, e);
-      if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
-        throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
-      }
-      throw e;
-    } finally {
-      this.progress.release(tracked);
-    }
   }
 
   /** A child's list changed: re-scan at once, so a changed surface is vetted before any lane lists it. */

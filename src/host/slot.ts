@@ -5,6 +5,8 @@ import type { Surface } from '../guard/scanner.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
 import { noteFailure } from '../supervision/restart.js';
 import { type ChildScope, type Instance, type SlotHooks, scopeOf, startedEvent } from './slot-types.js';
+import { adoptEra, linkEraFor } from './slot-era.js';
+import { backoffRefusal, newInstance } from './slot-instance.js';
 
 export type { ChildScope, SlotHooks } from './slot-types.js';
 
@@ -94,25 +96,7 @@ export class ServerSlot {
 
   /** The link era a lane request of `era` uses with this server. */
   linkEra(era: Era): Era {
-    const e = this.config.upstreamEra;
-    if (e === 'legacy' || e === 'modern') return e;
-    if (e === 'match' || !this.unspoken.has(era)) return era;
-    return era === 'modern' ? 'legacy' : 'modern';
-  }
-
-  /**
-   * `auto`: the upstream answered in the other era. The child becomes the one for that era, or,
-   * if that one exists already, is stopped in its favour. Returns false in the second case.
-   */
-  private adopt(inst: Instance, spoken: Era): boolean {
-    this.unspoken.add(inst.era);
-    const target = `${inst.key.slice(0, inst.key.lastIndexOf('|'))}|${spoken}`;
-    if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
-    if (this.instances.has(target)) return false;
-    inst.key = target;
-    inst.era = spoken;
-    this.instances.set(target, inst);
-    return true;
+    return linkEraFor(this.config.upstreamEra, this.unspoken, era);
   }
 
   /** The key of the child that serves this lane's requests of this era. */
@@ -126,29 +110,14 @@ export class ServerSlot {
     let inst = this.instances.get(key);
     // A child being stopped (idle, retreat) is never handed out: the next call gets a new one.
     if (!inst || inst.stopping) {
-      inst = {
-        key,
-        lane: this.sharedFor(lane) ? undefined : lane,
-        era: this.linkEra(era),
-        attached: new Set(),
-        crashes: 0,
-        retryAt: 0,
-        startedAt: 0,
-        stopping: false,
-      };
+      inst = newInstance(key, this.sharedFor(lane) ? undefined : lane, this.linkEra(era));
       this.instances.set(key, inst);
     }
     this.touch(inst);
     if (inst.conn) return inst.conn;
     if (inst.starting) return inst.starting;
     const now = Date.now();
-    if (now < inst.retryAt) {
-      throw new LanegateError(
-        'upstream_unavailable',
-        `upstream "${this.config.name}" ${inst.lastError ?? 'failed'}; restarting in ${Math.ceil((inst.retryAt - now) / 100) / 10}s (crash ${inst.crashes})`,
-        { kind: inst.lastKind ?? 'crashed' },
-      );
-    }
+    if (now < inst.retryAt) throw backoffRefusal(this.config.name, inst, now);
     return this.start(inst);
   }
 
@@ -204,7 +173,7 @@ export class ServerSlot {
             throw new LanegateError('upstream_unavailable', `upstream "${name}" stopped`, { kind: 'crashed' });
           }
           const spoken: Era = conn.modern ? 'modern' : 'legacy';
-          if (spoken !== inst.era && !this.adopt(inst, spoken)) {
+          if (spoken !== inst.era && !adoptEra(this.instances, this.unspoken, inst, spoken)) {
             inst.stopping = true;
             void conn.stop();
             return this.conn(lane ?? '', spoken);

@@ -1,0 +1,101 @@
+import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
+import type { Surface } from '../guard/scanner.js';
+import type { Era } from '../upstream/conn.js';
+import { withVia } from '../link/via.js';
+import { turn } from '../rpc/turn.js';
+import { admitCall, type GateDeps } from './call-gate.js';
+import type { ProgressTokens } from './progress-tokens.js';
+import type { Promotions } from './promotion.js';
+import type { ResourceRelay } from './resource-relay.js';
+import type { SecretGate } from './secret-gate.js';
+import type { ServerSlot } from './slot.js';
+import { prefixResultUris } from './surface.js';
+import type { HostTasks } from './tasks.js';
+import type { TripwireWatch } from './tripwire-watch.js';
+import { upstreamParams } from './upstream-params.js';
+
+type Params = Record<string, unknown>;
+
+/** What the host's parts a forwarded call goes through (host.ts builds it once). */
+export interface ForwardDeps {
+  /** The upstream a prefix names, if any. */
+  byPrefix: (prefix: string) => ServerSlot | undefined;
+  /** The servers in a lane's loadout, as currently configured. */
+  serversOf: (lane: string) => readonly string[];
+  refreshTrust: () => void;
+  vettedSurface: (slot: ServerSlot, lane: string, era: Era) => Promise<Surface>;
+  gate: GateDeps;
+  secrets: SecretGate;
+  promotions: Promotions;
+  resources: ResourceRelay;
+  tasks: HostTasks;
+  progress: ProgressTokens;
+  tripwire: TripwireWatch;
+}
+
+/** One lane request for an upstream, as the host read it from the link. */
+export interface Forwarded {
+  lane: string;
+  era: Era;
+  holder: string;
+  method: string;
+  signal?: AbortSignal;
+  headers?: Record<string, string>;
+}
+
+/**
+ * A lane's request to one of its upstreams, from the catalog check to the answer the lane gets:
+ * secrets checked before admission (a refused request starts no child and moves no lane), the
+ * call admitted, subscriptions and tasks recorded as the lane's, the answer checked on its way back.
+ */
+export const forward = async (
+  d: ForwardDeps,
+  { lane, era, holder, method, signal, headers }: Forwarded,
+  prefix: string | undefined,
+  params: Params,
+): Promise<Params> => {
+  const slot = prefix === undefined ? undefined : d.byPrefix(prefix);
+  if (!slot || !d.serversOf(lane).includes(slot.config.name)) {
+    throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
+  }
+  d.refreshTrust();
+  // Before admission: a request refused for a secret starts no child and moves no lane.
+  // A long string is scanned a rule at a time, other lanes' messages handled between the passes.
+  const scanning = d.secrets.argumentsPaced(slot.config, lane, method, params, turn);
+  if (scanning) await scanning;
+  const conn = await admitCall(d.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
+  // What a lane asks its own child decides whether it may move at a promotion (only a probed server can be promoted).
+  if (slot.config.probe?.length && (slot.placement === 'dedicated' || slot.waiting.has(lane)))
+    d.promotions.noteOwn(slot.config.name, lane, method, params);
+  slot.attach(lane, era);
+  if (method === 'resources/subscribe' || method === 'resources/unsubscribe') {
+    const on = method === 'resources/subscribe';
+    await d.resources.change(slot.config.name, slot.keyFor(lane, era), conn, String(params.uri ?? ''), { lane, holder }, on);
+    return {};
+  }
+  const meta = params._meta as Params | undefined;
+  // A task-augmented call: the task is recorded as this lane's and session's, under an id of ours.
+  const who = { lane, holder, era };
+  const call = await d.tasks.asTask(slot, conn, () => d.vettedSurface(slot, lane, era).catch(() => undefined), who, method, params);
+  const tracked = d.progress.track(lane, meta?.progressToken);
+  const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
+  const wire = d.tripwire.sent(slot, lane, conn, call.params);
+  try {
+    const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
+    if (call.task) return d.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
+    const checked = wire ? await d.tripwire.checked(wire, slot, lane, method, call.params, result) : result;
+    // Where it ran, for the front's audit record (cut off before the lane sees the result).
+    const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
+    const judged = d.secrets.answerPaced(slot.config, lane, method, checked, turn);
+    const seen = judged instanceof Promise ? await judged : judged;
+    return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
+  } catch (e) {
+    d.secrets.failure(slot.config, lane, method, e);
+    if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
+      throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
+    }
+    throw e;
+  } finally {
+    d.progress.release(tracked);
+  }
+};
