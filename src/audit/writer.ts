@@ -97,54 +97,80 @@ export class AuditWriter {
       }
       const batch = this.queue;
       this.queue = [];
-      try {
-        await this.write(batch);
-      } catch (e) {
-        await this.closeFile();
-        // Not written: counted, and the gap marker tells the reader at the next write that works.
-        this.dropped += batch.filter((r) => 'lane' in r).length;
-        const now = Date.now();
-        if (now - this.lastWarn > 60_000) {
-          this.lastWarn = now;
-          this.log.warn(
-            { event: 'audit_write_failed', detail: e instanceof Error ? ((e as NodeJS.ErrnoException).code ?? e.message) : 'unknown' },
-            'audit records could not be written; they are counted and marked as a gap',
-          );
-        }
+      const failed = await this.write(batch);
+      if (failed) {
+        this.warnFailed(failed);
         return;
       }
     }
   }
 
-  /** Appends each stream's lines to its own file, rotating first whenever the next chunk would take it past maxBytes. */
-  private async write(batch: Line[]): Promise<void> {
-    const byStream = new Map<string, string[]>();
+  private warnFailed(e: unknown): void {
+    const now = Date.now();
+    if (now - this.lastWarn <= 60_000) return;
+    this.lastWarn = now;
+    this.log.warn(
+      { event: 'audit_write_failed', detail: e instanceof Error ? ((e as NodeJS.ErrnoException).code ?? e.message) : 'unknown' },
+      'audit records could not be written; they are counted and marked as a gap',
+    );
+  }
+
+  /**
+   * Appends each stream's lines to its own file, rotating first whenever the next chunk would take
+   * it past maxBytes. A stream whose write fails costs only its own lines: its records not written
+   * are counted for the gap marker (as is the count a gap marker that was not written carried), and
+   * its markers are queued again; the other streams are written. Returns the first failure.
+   */
+  private async write(batch: Line[]): Promise<unknown> {
+    const byStream = new Map<string, Line[]>();
     for (const r of batch) {
       const k = streamOf(r);
       const lines = byStream.get(k) ?? [];
       if (lines.length === 0) byStream.set(k, lines);
-      lines.push(`${JSON.stringify(r)}\n`);
+      lines.push(r);
     }
-    for (const [stream, lines] of byStream) await this.writeStream(stream, lines);
+    let failure: unknown;
+    for (const [stream, lines] of byStream) {
+      const done = { lines: 0 };
+      try {
+        await this.writeStream(stream, lines, done);
+      } catch (e) {
+        failure ??= e;
+        await this.closeFile(stream);
+        for (const r of lines.slice(done.lines)) {
+          if ('lane' in r) this.dropped += 1;
+          else if ('gap' in r) this.dropped += r.gap.dropped;
+          else this.queue.push(r);
+        }
+      }
+    }
+    return failure;
   }
 
-  private async writeStream(stream: string, lines: string[]): Promise<void> {
+  /** Writes a stream's lines in order; `done.lines` counts those appended, for a failure midway. */
+  private async writeStream(stream: string, lines: Line[], done: { lines: number }): Promise<void> {
     const { maxBytes } = this.cfg();
     let chunk = '';
     let chunkBytes = 0;
-    for (const line of lines) {
+    let inChunk = 0;
+    for (const r of lines) {
+      const line = `${JSON.stringify(r)}\n`;
       const n = Buffer.byteLength(line);
       const size = (await this.file(stream)).size;
       if (size + chunkBytes + n > maxBytes && size + chunkBytes > 0) {
         if (chunk) await this.append(stream, chunk, chunkBytes);
+        done.lines += inChunk;
         chunk = '';
         chunkBytes = 0;
+        inChunk = 0;
         await this.rotate(stream);
       }
       chunk += line;
       chunkBytes += n;
+      inChunk += 1;
     }
     if (chunk) await this.append(stream, chunk, chunkBytes);
+    done.lines += inChunk;
   }
 
   private async append(stream: string, text: string, bytes: number): Promise<void> {

@@ -162,6 +162,34 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
     );
   });
 
+  it("one lane's failing file costs only its own records, counted exactly; the other lanes and the markers are written", async () => {
+    const { mkdirSync, rmSync } = await import('node:fs');
+    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lanegate-audit-')), 'audit');
+    // Lane b's file is taken by a directory: its appends fail, a's do not.
+    mkdirSync(auditFile(dir, 0, 'b'), { recursive: true });
+    const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 1 << 20, keep: 2, hashArguments: false }), quiet, 5);
+    for (let i = 0; i < 6; i += 1) w.add(rec(i, i % 3 === 1 ? 'b' : 'a'));
+    await w.flush();
+    rmSync(auditFile(dir, 0, 'b'), { recursive: true });
+    // The gap marker of the failed batch is itself written with the next batch.
+    w.add(rec(6, 'b'));
+    await w.close();
+    const r = readAudit(dir);
+    assert.deepEqual(
+      r.records.filter((x) => x.lane === 'a').map((x) => x.name),
+      ['echo-0', 'echo-2', 'echo-3', 'echo-5'],
+    );
+    assert.deepEqual(
+      r.records.filter((x) => x.lane === 'b').map((x) => x.name),
+      ['echo-6'],
+    );
+    assert.deepEqual(
+      r.gaps.map((g) => g.gap.dropped),
+      [2],
+      "exactly b's two lost records, not the batch's six",
+    );
+  });
+
   it('a write that fails is counted and leaves a gap marker, not a silent hole', async () => {
     const base = mkdtempSync(path.join(tmpdir(), 'lanegate-audit-'));
     // The audit dir's path is taken by a file: every write fails until it is gone.
