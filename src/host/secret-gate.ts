@@ -15,8 +15,12 @@ const DEFAULT_POLICY: SecretsPolicy = { arguments: 'block', answers: 'block', ig
 export const SECRETS_META = 'lanegate/secrets';
 
 /** What of a request's param goes upstream: the lane's own _meta does; the front's caller block and the progress token (replaced) do not. */
-const sentPart = (k: string, v: unknown): unknown =>
-  k === '_meta' && v !== null && typeof v === 'object' ? { ...(v as Params), [META.caller]: undefined, progressToken: undefined } : v;
+const sentPart = (k: string, v: unknown): unknown => {
+  if (k !== '_meta' || v === null || typeof v !== 'object') return v;
+  // Without the keys themselves: "progressToken" holds a keyword of the secret rules and sent every call through them.
+  const { [META.caller]: _caller, progressToken: _progress, ...sent } = v as Params;
+  return sent;
+};
 
 /** A refusal of lanegate's own (never an upstream's error that happens to use the same code). */
 export class SecretRefusal extends RpcFailure {}

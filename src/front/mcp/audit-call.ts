@@ -45,27 +45,32 @@ const sessionRef = (holder: string): string => {
   return ref;
 };
 
-/** The audit record of one forwarded request (pure apart from the clock and a hash). */
+/**
+ * The audit record of one forwarded request (pure apart from the clock and a hash). Built by
+ * assignment, in the file's key order: it runs on every call (the spread-per-field form showed in
+ * the small-call profile).
+ */
 export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: CallEnd): AuditRecord => {
+  const r = { time: new Date().toISOString(), lane } as AuditRecord;
+  if (o.tokenId) r.tokenId = o.tokenId;
+  // A reference, not the id: the file must not hold what opens a lane's session.
+  if (o.holder) r.session = sessionRef(o.holder);
+  r.server = end.server;
+  r.method = req.method;
+  if (end.target) r.name = nameOf(req.method, end.target);
+  if (end.via) {
+    r.placement = end.via.placement;
+    if (end.via.pid !== undefined) r.pid = end.via.pid;
+  }
+  r.outcome = end.outcome;
+  if (end.errorCode !== undefined) r.errorCode = end.errorCode;
+  if (end.error) r.error = end.error;
+  r.durationMs = Math.round(end.seconds * 1e6) / 1e3;
+  r.bytesIn = o.bodyText === undefined ? 0 : Buffer.byteLength(o.bodyText);
+  r.bytesOut = Buffer.byteLength(end.out);
   const args = req.params?.arguments ?? req.params?.argument;
-  return {
-    time: new Date().toISOString(),
-    lane,
-    ...(o.tokenId ? { tokenId: o.tokenId } : {}),
-    // A reference, not the id: the file must not hold what opens a lane's session.
-    ...(o.holder ? { session: sessionRef(o.holder) } : {}),
-    server: end.server,
-    method: req.method,
-    ...(end.target ? { name: nameOf(req.method, end.target) } : {}),
-    ...(end.via ? { placement: end.via.placement, ...(end.via.pid !== undefined ? { pid: end.via.pid } : {}) } : {}),
-    outcome: end.outcome,
-    ...(end.errorCode !== undefined ? { errorCode: end.errorCode } : {}),
-    ...(end.error ? { error: end.error } : {}),
-    durationMs: Math.round(end.seconds * 1e6) / 1e3,
-    bytesIn: o.bodyText === undefined ? 0 : Buffer.byteLength(o.bodyText),
-    bytesOut: Buffer.byteLength(end.out),
-    ...(o.hashArguments && args !== undefined ? { argsHash: sha256(JSON.stringify(args)) } : {}),
-  };
+  if (o.hashArguments && args !== undefined) r.argsHash = sha256(JSON.stringify(args));
+  return r;
 };
 
 /**
