@@ -46,16 +46,17 @@ export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math
     incoming.on('close', onError);
   });
 
-/** Where a JSON string's plain run ends: its closing quote or an escape. */
-const STRING_STOP = /["\\]/g;
-
 /**
  * The deepest nesting of arrays and objects in a JSON text, stopping as soon as it passes
  * `limit` (so a hostile 100,000-deep value costs one linear scan and nothing recursive). Pure.
+ * A string's plain run is skipped with indexOf (a native search several times faster than a
+ * character-class regex: a 3.9 MB argument cost ~3.7 ms that way, in front of other lanes).
  */
 export const jsonDepthOver = (text: string, limit: number): boolean => {
   let depth = 0;
   let inString = false;
+  // The next backslash at or after i (-1: none left); searched again only once passed.
+  let slash = text.indexOf('\\');
   for (let i = 0; i < text.length; i += 1) {
     const ch = text.charCodeAt(i);
     if (inString) {
@@ -63,11 +64,11 @@ export const jsonDepthOver = (text: string, limit: number): boolean => {
         i += 1; // backslash: skip the escaped character
       else if (ch === 34) inString = false;
       else {
-        // Jump to the string's next quote or backslash natively: a large string costs one regex scan, not a loop.
-        STRING_STOP.lastIndex = i;
-        const m = STRING_STOP.exec(text);
-        if (!m) return false;
-        i = m.index - 1;
+        // Jump to the string's next quote or backslash natively.
+        const quote = text.indexOf('"', i);
+        if (quote < 0) return false;
+        if (slash >= 0 && slash < i) slash = text.indexOf('\\', i);
+        i = (slash >= 0 && slash < quote ? slash : quote) - 1;
       }
       continue;
     }
