@@ -15,6 +15,12 @@ export interface GuardContext {
   own?: string[];
   /** The other servers in the lane (or on the host), each with its tool names. */
   others: { server: string; tools: string[] }[];
+  /**
+   * Only what involves another server: a name that mixes scripts with no look-alike among the
+   * others is left to whoever sees the whole surface (the front's view of a lane, which a host has
+   * judged already).
+   */
+  foreignOnly?: boolean;
 }
 
 const isAscii = (s: string): boolean => /^[\x20-\x7e]*$/.test(s);
@@ -45,7 +51,7 @@ export const contextFindings = (strings: VisibleString[], ctx: GuardContext): Fi
       // A plain-ASCII name is not the spoof of a look-alike that mixes in other letters: that one is.
       const same = foreign.find((f) => f.sk === sk && f.name !== v.text && !(isAscii(v.text) && !isAscii(f.name)));
       if (same) add(v, 'shadowing', `${v.text} reads as ${same.server}'s ${same.name}`);
-      else if (mixesScripts(v.text)) add(v, 'shadowing', `${v.text} mixes scripts (reads as ${skeleton(v.text)})`);
+      else if (!ctx.foreignOnly && mixesScripts(v.text)) add(v, 'shadowing', `${v.text} mixes scripts (reads as ${skeleton(v.text)})`);
       continue;
     }
     if (!refRe || v.field.endsWith('(name)')) continue;
