@@ -4,7 +4,7 @@
  * with (or the same as) another server's tool is shadowing; a name mixing scripts is a spoof on its
  * own. Pure; the host and `lanegate scan` pass the catalog in.
  */
-import { mixesScripts, skeleton } from './confusables.js';
+import { mixesScripts, skeleton, standIns } from './confusables.js';
 import { FINDING_TEXT, type Finding } from './findings.js';
 import { normalise } from './normalize.js';
 import type { VisibleString } from './strings.js';
@@ -48,8 +48,10 @@ export const contextFindings = (strings: VisibleString[], ctx: GuardContext): Fi
   for (const v of strings) {
     if (v.field === 'name' && (v.kind === 'tool' || v.kind === 'prompt')) {
       const sk = skeleton(v.text);
-      // A plain-ASCII name is not the spoof of a look-alike that mixes in other letters: that one is.
-      const same = foreign.find((f) => f.sk === sk && f.name !== v.text && !(isAscii(v.text) && !isAscii(f.name)));
+      // The plainer spelling is not the spoof of a look-alike that stands other letters or digits in
+      // for its letters (secur1ty_scanner, ѕecurity_scanner): that one is. Equally plain: both are.
+      const plainer = (f: { name: string }): boolean => (isAscii(v.text) && !isAscii(f.name)) || standIns(v.text) < standIns(f.name);
+      const same = foreign.find((f) => f.sk === sk && f.name !== v.text && !plainer(f));
       if (same) add(v, 'shadowing', `${v.text} reads as ${same.server}'s ${same.name}`);
       else if (!ctx.foreignOnly && mixesScripts(v.text)) add(v, 'shadowing', `${v.text} mixes scripts (reads as ${skeleton(v.text)})`);
       continue;
