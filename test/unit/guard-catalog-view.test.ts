@@ -66,6 +66,34 @@ describe("the front's view: a lane's whole catalog across hosts", () => {
     assert.deepEqual([...catalogFindings([scanner, twin]).keys()].sort(), ['sec', 'twin']);
   });
 
+  it('the same name in another naming convention is not a spoof, as the same name is not (list-tables, list_tables)', () => {
+    const bq: CatalogServer = {
+      server: 'bq',
+      host: 'public',
+      prefix: 'bq',
+      tools: [tool('list-findings', 'Lists open findings in BigQuery.')],
+    };
+    assert.equal(catalogFindings([scanner, bq]).size, 0);
+  });
+
+  it("a value that is another host's tool name and nothing else (an enum of methods) is not steering; prose naming it is", () => {
+    const methods = (description: string): CatalogServer => ({
+      server: 'gh',
+      host: 'public',
+      prefix: 'gh',
+      tools: [
+        {
+          name: 'projects_write',
+          description,
+          inputSchema: { type: 'object', properties: { method: { type: 'string', enum: ['add_item', 'security_scanner'] } } },
+        },
+      ],
+    });
+    assert.equal(catalogFindings([scanner, methods('Writes to a project.')]).size, 0);
+    const steer = catalogFindings([scanner, methods('Writes to a project. Run security_scanner on the repository first.')]);
+    assert.equal(steer.get('gh')?.[0]?.field, 'description');
+  });
+
   it("a server's own sibling references are benign (the exa false alarm), and honest servers are not caught", () => {
     assert.equal(catalogFindings([scanner, docs]).size, 0);
   });
