@@ -55,9 +55,9 @@ export interface ReviewInputs {
   inventory?: Record<string, string>;
 }
 
-/** The lanes whose catalog withholds the server, from the guard records (nothing when none does). */
-const withheldOf = (guard: GuardFile, server: string): Pick<ReviewRow, 'withheld'> => {
-  const byLane = Object.entries(guard.catalog?.[server] ?? {});
+/** The lanes whose catalog withholds the server, from the guard records (lanes that no longer have it are not said). */
+const withheldOf = (policy: Policy, guard: GuardFile, server: string): Pick<ReviewRow, 'withheld'> => {
+  const byLane = Object.entries(guard.catalog?.[server] ?? {}).filter(([lane]) => policy.lanes[lane]?.servers.includes(server));
   if (byLane.length === 0) return {};
   return {
     withheld: byLane.map(([lane, r]) => ({ lane, tool: r.refusal.tool, finding: r.refusal.finding, matched: r.refusal.matched })),
@@ -107,7 +107,7 @@ export const buildReview = (i: ReviewInputs): ReviewRow[] =>
       ...(row ? { measuredAt: row.evaluatedAt } : {}),
       ...(row?.reportedVersion ? { reportedVersion: row.reportedVersion } : {}),
       guard,
-      ...withheldOf(i.guard, s.name),
+      ...withheldOf(i.policy, i.guard, s.name),
       ...(i.inventory?.[s.name] ? { drift: i.inventory[s.name] } : {}),
       hazards: Object.entries(ledger).map(([id, record]) => ({ identity: id, current: id === identity, record })),
     };

@@ -72,7 +72,7 @@ describe("the front's view of a lane's whole catalog: two trust domains (two hos
   };
   const missing = async (token: string): Promise<Missing[]> => {
     const r = await modernPost(gw.url, token, 3, 'tools/call', { name: 'lanegate_status', arguments: {} });
-    const s = (r.json?.result as { structuredContent?: { servers?: Missing[] } }).structuredContent;
+    const s = (r.json?.result as { structuredContent?: { servers?: Missing[] } } | undefined)?.structuredContent;
     return (s?.servers ?? []).filter((x) => x.state === 'missing');
   };
   const guardFile = () =>

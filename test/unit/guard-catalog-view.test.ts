@@ -4,6 +4,7 @@ import { type CatalogServer, catalogFindings, catalogRefusal } from '../../src/g
 import { formatRefusal } from '../../src/guard/refusal.js';
 import { itemHash } from '../../src/guard/hash.js';
 import { catalogServers, withholdFrom } from '../../src/front/mcp/catalog-guard.js';
+import type { Absence } from '../../src/link/protocol.js';
 import type { Policy } from '../../src/policy/model.js';
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: 'object' } });
@@ -171,7 +172,7 @@ describe('the front withholds what the verdict names, from every list method of 
     );
     const found = catalogFindings(servers).get('spoof') ?? [];
     const verdict = new Map([['spoof', { findings: found, refusal: catalogRefusal('spoof', 'research', found) }]]);
-    const out = withholdFrom(policy, 'research', { items, absent: [] }, verdict);
+    const out = withholdFrom(policy, 'research', { items, absent: [] as Absence[] }, verdict);
     assert.deepEqual(
       out.items.map((t) => t.name),
       ['sec_security_scanner'],
