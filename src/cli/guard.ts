@@ -4,7 +4,7 @@ import { explainVerdicts } from './explain.js';
 import { formatRefusal, semanticRemedy } from '../guard/refusal.js';
 import { escapeUntrusted } from '../log/escape.js';
 import type { Policy } from '../policy/model.js';
-import { type GuardRecord, readGuard } from '../records/guard-file.js';
+import { type CatalogRecord, type GuardRecord, readGuard } from '../records/guard-file.js';
 import { addTrust, readTrust } from '../records/trust-file.js';
 import { lanesWithServer } from '../policy/queries.js';
 
@@ -100,8 +100,11 @@ export const runTrust = (
     process.stderr.write(`server "${server}" is not in the policy\n`);
     return 2;
   }
-  const rec = readGuard(policy.gateway.stateDir).servers[server];
-  const open = (rec?.findings ?? []).filter((f) => tool === undefined || namesItem(f.item, tool));
+  const guard = readGuard(policy.gateway.stateDir);
+  const rec = guard.servers[server];
+  // The hosts' findings and the front's (a lane's catalog across hosts): one override covers the item for both.
+  const found = [...(rec?.findings ?? []), ...Object.values(guard.catalog?.[server] ?? {}).flatMap((c) => c.findings)];
+  const open = found.filter((f) => tool === undefined || namesItem(f.item, tool));
   if (!rec || open.length === 0) {
     process.stderr.write(
       `nothing to trust: the guard has no open finding for ${tool ? `tool "${tool}" of ` : ''}"${server}" (see lanegate inspect ${server})\n`,
@@ -155,6 +158,18 @@ const refusalLines = (policy: Policy, server: string, rec: GuardRecord, first: F
   ];
 };
 
+/** What lanes' catalogs across hosts withhold the server for (the front's findings), with each refusal. */
+const catalogLines = (byLane: Record<string, CatalogRecord>, tool: string | undefined): string[] => {
+  const lanes = Object.entries(byLane)
+    .map(([lane, r]) => ({ lane, r, findings: r.findings.filter((f) => !tool || namesItem(f.item, tool)) }))
+    .filter((x) => x.findings.length > 0);
+  if (lanes.length === 0) return [];
+  return [
+    `  withheld by lanes' catalogs (across hosts): ${lanes.map((x) => x.lane).join(', ')}`,
+    ...lanes.flatMap((x) => [`  lane ${x.lane} (seen ${x.r.seenAt}):`, ...x.findings.map(showFinding), '', formatRefusal(x.r.refusal), '']),
+  ];
+};
+
 /** The reviewed overrides of the server (or tool), each said to cover the current surface or to be stale. */
 const overrideLines = (policy: Policy, server: string, rec: GuardRecord, tool: string | undefined): string[] => {
   const trusted = readTrust(policy.gateway.stateDir).filter((o) => o.server === server && (!tool || namesItem(o.item, tool)));
@@ -198,7 +213,8 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
     process.stderr.write(`server "${server}" is not in the policy\n`);
     return 2;
   }
-  const rec = readGuard(policy.gateway.stateDir).servers[server];
+  const guard = readGuard(policy.gateway.stateDir);
+  const rec = guard.servers[server];
   const out: string[] = [`server "${server}" (prefix ${s.prefix}, domain ${s.domain})`];
   if (!rec) {
     out.push('  not seen yet: the guard scans a surface when a lane first uses the server');
@@ -213,6 +229,7 @@ export const runInspect = (policy: Policy, server: string, tool: string | undefi
   out.push(...findings.map(showFinding));
   const first = findings[0];
   if (first) out.push(...refusalLines(policy, server, rec, first));
+  out.push(...catalogLines(guard.catalog?.[server] ?? {}, tool));
   out.push(...overrideLines(policy, server, rec, tool), ...driftLines(rec));
   out.push('  why (each signal the guard saw, with its weight):');
   out.push(...explainVerdicts(judgeSurface(rec.surface), tool).map((l) => `    ${l}`));

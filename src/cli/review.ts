@@ -89,6 +89,10 @@ const rowLines = (r: ReviewRow): string[] => {
     out.push(`  refuted:    ${r.refuted.join(', ')} — never inside the scope until a demonstration exercising it passes`);
   if (r.live) out.push(...liveLines(r, r.live));
   out.push(`  guard:      ${r.guard}`);
+  for (const w of r.withheld ?? [])
+    out.push(
+      `  withheld:   from lane ${w.lane} by its catalog across hosts: ${escapeUntrusted(w.tool, 120)}: ${w.finding} ("${escapeUntrusted(w.matched, 200)}")`,
+    );
   if (r.drift) out.push(`  drift:      ${escapeUntrusted(r.drift, 300)}`);
   return [...out, ...groundLines(r)];
 };

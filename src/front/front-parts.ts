@@ -96,4 +96,4 @@ export type GaugeParts = Pick<FrontParts, 'hosts' | 'metrics' | 'sessions' | 'la
 export type ProbeParts = GaugeParts & Pick<FrontParts, 'sharedHostKeys'>;
 
 /** What the record watcher touches (operator/state-watch.ts). */
-export type StateWatchParts = Pick<FrontParts, 'auth' | 'sessions' | 'policy'>;
+export type StateWatchParts = Pick<FrontParts, 'auth' | 'sessions' | 'policy' | 'catalog'>;

@@ -29,7 +29,9 @@ import { type GuardFile, readGuard } from '../records/guard-file.js';
 import { logRecordProblems, recordEscalation, recordGuardReport, recordHazard } from './operator/record-events.js';
 import { GuardWriter } from './operator/guard-writer.js';
 import type { GuardReport } from '../link/reports.js';
-import { readTrust } from '../records/trust-file.js';
+import { readTrust, trustReader } from '../records/trust-file.js';
+import { CatalogGuard } from './mcp/catalog-guard.js';
+import { recordCatalogVerdict } from './operator/record-catalog.js';
 import { UpstreamHealth } from './operator/upstream-health.js';
 import { Escalations } from './operator/escalations.js';
 import { LaneLoad } from './transport/lane-load.js';
@@ -146,6 +148,11 @@ export class Gateway {
     this.catalog = new Catalog(
       () => this.policy,
       (key, method, params, timeout) => this.hostRequestRaw(key, method, params, timeout),
+      new CatalogGuard(
+        () => this.policy,
+        trustReader(() => this.policy.gateway.stateDir),
+      ),
+      (lane, verdict) => recordCatalogVerdict(this.guard, lane, verdict, this.guardWriter, this.log),
     );
     this.evaluator = new Evaluator(
       () => this.policy,

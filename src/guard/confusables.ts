@@ -131,3 +131,11 @@ export const skeleton = (name: string): string => {
 
 /** Whether the name mixes Latin letters with letters of another script (Cyrillic, Greek). */
 export const mixesScripts = (name: string): boolean => /[a-z]/i.test(name) && /[\u0370-\u03ff\u0400-\u04ff\u0500-\u052f]/.test(name);
+
+/**
+ * How many characters of a name stand in for a letter they only look like: letters of another
+ * script, and the ASCII digits and signs read as letters (0/o, 1/l, 3/e, 5/s, |/l). Of two names
+ * that read the same, the one with fewer stand-ins is the plain spelling, the other its imitation.
+ */
+export const standIns = (name: string): number =>
+  [...name.normalize('NFKC')].filter((c) => c > '\u007e' || UPPER[c] !== undefined || TABLE[c] !== undefined).length;

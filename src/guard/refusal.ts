@@ -12,7 +12,7 @@ export interface Refusal {
   matched: string;
   action: string;
   remedy: string[];
-  when: 'admission' | 'drift' | 'policy load';
+  when: 'admission' | 'drift' | 'policy load' | 'lane catalog';
 }
 
 /**

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Finding, Surface } from '../guard/scanner.js';
 import type { SurfaceChange } from '../guard/hash.js';
+import type { Refusal } from '../guard/refusal.js';
 import { LanegateError } from '../errors.js';
 import { isObject, keepCorrupt, readRecord, recordsDir, writeAtomic } from './atomic.js';
 
@@ -22,9 +23,18 @@ export interface GuardRecord {
   drift: { at: string; from: string; to: string; changes: SurfaceChange[]; outcome: 'admitted' | 'refused' }[];
 }
 
+/** A server withheld from one lane by the front: what only that lane's whole catalog (across hosts) shows. */
+export interface CatalogRecord {
+  findings: Finding[];
+  refusal: Refusal;
+  seenAt: string;
+}
+
 export interface GuardFile {
   schema: 1;
   servers: Record<string, GuardRecord>;
+  /** server → lane → why the front withholds it from that lane (absent: nothing withheld). */
+  catalog?: Record<string, Record<string, CatalogRecord>>;
 }
 
 export const guardFile = (stateDir: string): string => path.join(recordsDir(stateDir), 'guard.json');
@@ -36,6 +46,13 @@ const validGuard = (j: unknown): string | undefined => {
   for (const [name, r] of Object.entries(j.servers)) {
     if (!isObject(r) || (r.status !== 'admitted' && r.status !== 'refused') || typeof r.surfaceHash !== 'string' || !isObject(r.surface))
       return `the record of "${name}" is malformed`;
+  }
+  if (j.catalog !== undefined) {
+    if (!isObject(j.catalog)) return '"catalog" is not an object';
+    for (const [name, byLane] of Object.entries(j.catalog)) {
+      if (!isObject(byLane) || Object.values(byLane).some((r) => !isObject(r) || !Array.isArray(r.findings) || !isObject(r.refusal)))
+        return `the catalog record of "${name}" is malformed`;
+    }
   }
   return undefined;
 };

@@ -62,3 +62,23 @@ export const trustVersion = (stateDir: string): number => {
     return 0;
   }
 };
+
+/**
+ * The overrides as last read, re-read only when the file's mtime moves (the front judges lanes'
+ * catalogs with them). Unreadable: none hold (a finding stays open, never the reverse).
+ */
+export const trustReader = (stateDir: () => string): (() => { stamp: string; list: readonly TrustOverride[] }) => {
+  let seen = { stamp: '', list: [] as readonly TrustOverride[] };
+  return () => {
+    const stamp = String(trustVersion(stateDir()));
+    if (stamp === seen.stamp) return seen;
+    let list: readonly TrustOverride[] = [];
+    try {
+      list = readTrust(stateDir());
+    } catch {
+      // stays empty: fail closed (serve refuses to start on it; a later break refuses, never admits)
+    }
+    seen = { stamp, list };
+    return seen;
+  };
+};

@@ -35,6 +35,8 @@ export interface ReviewRow {
   measuredAt?: number;
   reportedVersion?: string;
   guard: 'admitted' | 'refused' | 'unseen';
+  /** Lanes the front withholds the server from: what only each lane's whole catalog (across hosts) shows. */
+  withheld?: { lane: string; tool: string; finding: string; matched: string }[];
   drift?: string;
   /** Ledger entries per launch identity; `current` marks the identity in force. */
   hazards: { identity: string; current: boolean; record: IdentityRecord }[];
@@ -52,6 +54,15 @@ export interface ReviewInputs {
   /** Declared-inventory drift lines per server, when the gateway has seen any. */
   inventory?: Record<string, string>;
 }
+
+/** The lanes whose catalog withholds the server, from the guard records (lanes that no longer have it are not said). */
+const withheldOf = (policy: Policy, guard: GuardFile, server: string): Pick<ReviewRow, 'withheld'> => {
+  const byLane = Object.entries(guard.catalog?.[server] ?? {}).filter(([lane]) => policy.lanes[lane]?.servers.includes(server));
+  if (byLane.length === 0) return {};
+  return {
+    withheld: byLane.map(([lane, r]) => ({ lane, tool: r.refusal.tool, finding: r.refusal.finding, matched: r.refusal.matched })),
+  };
+};
 
 /**
  * The rows a security reviewer reads, built from records loaded ONCE by the caller: no IO per
@@ -96,6 +107,7 @@ export const buildReview = (i: ReviewInputs): ReviewRow[] =>
       ...(row ? { measuredAt: row.evaluatedAt } : {}),
       ...(row?.reportedVersion ? { reportedVersion: row.reportedVersion } : {}),
       guard,
+      ...withheldOf(i.policy, i.guard, s.name),
       ...(i.inventory?.[s.name] ? { drift: i.inventory[s.name] } : {}),
       hazards: Object.entries(ledger).map(([id, record]) => ({ identity: id, current: id === identity, record })),
     };

@@ -8,11 +8,17 @@ import type { Era } from '../../upstream/conn.js';
 import type { RawResult } from '../../rpc/raw.js';
 import { createHash } from 'node:crypto';
 import { lanesWithServer } from '../../policy/queries.js';
+import { type CatalogGuard, type LaneVerdict, NOTHING_WITHHELD, type Withheld, withholdFrom } from './catalog-guard.js';
 
 export interface Listing {
   items: Record<string, unknown>[];
   absent: Absence[];
+  /** The servers the lane's whole catalog withholds (already left out of items, listed in absent). */
+  withheld?: LaneVerdict;
 }
+
+/** One host's part of a listing, with what it was made of (its host, list field and text's hash). */
+type Part = Listing & { id?: string };
 
 type HostRequest = (key: string, method: string, params: Record<string, unknown>, timeoutMs: number) => Promise<RawResult>;
 
@@ -40,6 +46,10 @@ export class Catalog {
   constructor(
     private readonly policy: () => Policy,
     private readonly request: HostRequest,
+    /** The front's part of the guard (none: nothing is judged across hosts). */
+    private readonly guard?: CatalogGuard,
+    /** Told each lane's verdict whenever its tools listing is made afresh. */
+    private readonly onVerdict?: (lane: string, verdict: LaneVerdict) => void,
   ) {}
 
   /**
@@ -54,8 +64,9 @@ export class Catalog {
     if (recent && Date.now() - recent.at < reuseAbsentMs) return recent.listing;
     const field = LIST_FIELDS[method];
     const policy = this.policy();
+    const hosts = hostsForLane(policy, lane);
     const parts = await Promise.all(
-      [...hostsForLane(policy, lane)].map(async ([key, { servers }]) => {
+      [...hosts].map(async ([key, { servers }]): Promise<Part> => {
         try {
           const raw = await this.request(key, method, { _meta: { [CALLER_META]: { lane, era } } }, LIST_TIMEOUT_MS);
           return this.parsed(key, field, raw);
@@ -65,8 +76,9 @@ export class Catalog {
         }
       }),
     );
-    const listing: Listing = { items: parts.flatMap((p) => p.items), absent: parts.flatMap((p) => p.absent) };
-    if (listing.absent.length === 0) {
+    const whole: Listing = { items: parts.flatMap((p) => p.items), absent: parts.flatMap((p) => p.absent) };
+    const listing = hosts.size > 1 && this.guard ? await this.judged(lane, method, era, whole, parts) : whole;
+    if (whole.absent.length === 0) {
       const perLane = this.cache.get(lane) ?? new Map<string, Listing>();
       perLane.set(slot, listing);
       this.cache.set(lane, perLane);
@@ -79,15 +91,39 @@ export class Catalog {
     return listing;
   }
 
-  private parsed(key: string, field: string, raw: RawResult): Listing {
+  /**
+   * The listing with what the lane's whole catalog withholds taken out: judged on the tools
+   * listing (by its content), applied to every list method of the lane.
+   */
+  private async judged(lane: string, method: ListMethod, era: Era, whole: Listing, parts: Part[]): Promise<Listing> {
+    let verdict: LaneVerdict;
+    if (method === 'tools/list') {
+      const content = parts.map((p) => p.id ?? `absent ${p.absent.map((a) => a.server).join(',')}`).join('\n');
+      verdict = (this.guard as CatalogGuard).judge(lane, whole.items, content);
+      this.onVerdict?.(lane, verdict);
+    } else verdict = (await this.list(lane, 'tools/list', era, RECENT_ABSENT_MS)).withheld ?? NOTHING_WITHHELD;
+    return { ...withholdFrom(this.policy(), lane, whole, verdict), withheld: verdict };
+  }
+
+  /**
+   * Why the lane's whole catalog withholds `server` from it, if it does. Only a lane whose servers
+   * span several hosts can have such a verdict; for one, its tools listing is read (cached, or a
+   * recent one with an absent upstream), so a call pays a lookup, not a listing.
+   */
+  async withheldFor(lane: string, server: string, era: Era = 'legacy'): Promise<Withheld | undefined> {
+    if (!this.guard || hostsForLane(this.policy(), lane).size < 2) return undefined;
+    return (await this.list(lane, 'tools/list', era, RECENT_ABSENT_MS)).withheld?.get(server);
+  }
+
+  private parsed(key: string, field: string, raw: RawResult): Part {
     const id = `${key} ${field} ${createHash('sha256').update(raw.text).digest('base64')}`;
     const known = this.answers.get(id);
-    if (known) return known;
+    if (known) return { ...known, id };
     const r = raw.parsed();
     const meta = r._meta as { [META.absent]?: Absence[] } | undefined;
     const part = { items: (r[field] as Record<string, unknown>[] | undefined) ?? [], absent: meta?.[META.absent] ?? [] };
     this.answers.set(id, part);
-    return part;
+    return { ...part, id };
   }
 
   /** Forget cached listings of these lanes (of one list method, or all). */
@@ -95,12 +131,14 @@ export class Catalog {
     this.answers.clear();
     for (const lane of lanes) {
       this.incomplete.delete(lane);
-      if (!method) this.cache.delete(lane);
+      // Every list method of a lane judged across hosts follows its tools' verdict.
+      if (!method || (method === 'tools/list' && this.guard && hostsForLane(this.policy(), lane).size > 1)) this.cache.delete(lane);
       else for (const era of ['legacy', 'modern'] as const) this.cache.get(lane)?.delete(`${era} ${method}`);
     }
   }
 
   clear(): void {
+    this.guard?.clear();
     this.answers.clear();
     this.cache.clear();
     this.incomplete.clear();

@@ -1,5 +1,5 @@
 import { lastsUntilOperatorActs } from '../../link/absence.js';
-import { type AbsenceCode, LINK, META, TASK_NOT_FOUND } from '../../link/protocol.js';
+import { type Absence, type AbsenceCode, LINK, META, TASK_NOT_FOUND } from '../../link/protocol.js';
 import type { Policy } from '../../policy/model.js';
 import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forward.js';
 import { LIST_FIELDS } from '../../link/lists.js';
@@ -12,6 +12,7 @@ import { type Plan, planRequest } from './plan.js';
 import { splitRawVia } from '../../link/via.js';
 import { auditorOf } from './audit-call.js';
 import { listTasks, taskEraGate } from './tasks.js';
+import { absenceOfWithheld } from './catalog-guard.js';
 import type { Dispatched, DispatchDeps } from './dispatch-types.js';
 
 export type { Dispatched, DispatchDeps } from './dispatch-types.js';
@@ -77,6 +78,16 @@ export const barePrefix = (policy: Policy, lane: string): string | undefined => 
   return l?.naming === 'bare' ? policy.servers[l.servers[0] ?? '']?.prefix : undefined;
 };
 
+/** What a server withheld from a lane cannot do for it (a task it already has may still be read or cancelled). */
+const WITHHELD_METHODS: ReadonlySet<string> = new Set([...CALL_METHODS, 'resources/subscribe']);
+
+/** The answer to a request for a withheld server: as loud as the host's for one it refused. */
+const withheldAnswer = (method: string, a: Absence): Dispatched => {
+  const message = `upstream "${a.server}" ${a.reason}`;
+  if (method === 'tools/call') return { status: 200, result: toolText(`lanegate: ${message}. ${retryAdvice(a.code)}`, true) };
+  return { status: 200, error: { code: ERR.unavailable, message, data: { [META.absent]: a.code } } };
+};
+
 const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
   const params = req.params ?? {};
   const gated = taskEraGate(d.era, req.method, params);
@@ -111,8 +122,11 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
       return { status: 200, error: { code: ERR.invalidParams, message: TASK_NOT_FOUND } };
     case 'refuse':
       return { status: 403, error: { code: ERR.notInCatalog, message: `"${plan.target.slice(0, 200)}" is not in this lane's catalog` } };
-    case 'forward':
-      return forward(d, lane, req, plan);
+    case 'forward': {
+      // A server the lane's whole catalog withholds runs nothing for that lane (see catalog-guard.ts).
+      const w = WITHHELD_METHODS.has(req.method) ? await d.catalog.withheldFor(lane, plan.server, d.era) : undefined;
+      return w ? withheldAnswer(req.method, absenceOfWithheld(plan.server, w)) : forward(d, lane, req, plan);
+    }
   }
 };
 

@@ -5,6 +5,7 @@ import type { Logger } from '../../log/logger.js';
 import { recordsDir } from '../../records/atomic.js';
 import { readTokenRecords, revocationsOf } from '../../records/token-records.js';
 import type { StateWatchParts } from '../front-parts.js';
+import { hostsForLane } from '../../routing/route.js';
 
 const POLL_MS = 250;
 
@@ -37,6 +38,7 @@ const keysStamp = (dir: string): string => {
 export class StateWatch {
   private tokensStamp = '';
   private keyStamp = '';
+  private trustStamp = '';
   private timer?: NodeJS.Timeout;
   private watchers: FSWatcher[] = [];
   private running = false;
@@ -56,6 +58,7 @@ export class StateWatch {
   async start(): Promise<void> {
     this.keyStamp = keysStamp(keysDir(this.stateDir));
     this.tokensStamp = stamp(`${recordsDir(this.stateDir)}/tokens.json`);
+    this.trustStamp = stamp(`${recordsDir(this.stateDir)}/trust.json`);
     this.gw.auth.setRecords(revocationsOf(readTokenRecords(this.stateDir, true)));
     for (const dir of [recordsDir(this.stateDir), keysDir(this.stateDir)]) {
       try {
@@ -93,10 +96,24 @@ export class StateWatch {
     }
   }
 
+  /**
+   * `lanegate trust` changed the overrides: the lanes' catalogs are judged again with them (the
+   * hosts re-read them on their own), and lanes judged across hosts are told their lists changed.
+   */
+  private trustChanged(now: string): void {
+    if (now === this.trustStamp) return;
+    this.trustStamp = now;
+    this.gw.catalog.clear();
+    for (const lane of Object.keys(this.gw.policy.lanes))
+      if (hostsForLane(this.gw.policy, lane).size > 1)
+        this.gw.sessions.notifyLane(lane, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' });
+  }
+
   private async apply(): Promise<void> {
     const dir = this.stateDir;
     const t = stamp(`${recordsDir(dir)}/tokens.json`);
     const k = keysStamp(keysDir(dir));
+    this.trustChanged(stamp(`${recordsDir(dir)}/trust.json`));
     if (t === this.tokensStamp && k === this.keyStamp && !this.broken) return;
     if (k !== this.keyStamp) {
       try {

@@ -39,6 +39,7 @@ export const gatewayStatus = async (gw: StatusParts): Promise<Record<string, unk
       ...(r.live?.retreatedAt ? { retreatedAt: r.live.retreatedAt } : {}),
       ...(r.live?.joined ? { joined: r.live.joined } : {}),
       guard: r.guard,
+      ...(r.withheld ? { withheld: r.withheld } : {}),
       ...(r.drift ? { drift: r.drift } : {}),
     })),
     lanes: Object.values(gw.policy.lanes).map((l) => ({
