@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { MAX_PROGRESS_TOKEN, paramsProblem, text } from '../../src/front/mcp/param-checks.js';
 import { isProgressToken, progressTokenProblem } from '../../src/front/mcp/progress-token.js';
 import { classifyInbound } from '../../src/front/transport/classify.js';
-import { enqueue, MAX_QUEUED, MAX_QUEUED_BYTES } from '../../src/front/transport/sse-pump.js';
+import { clearQueue, dequeue, enqueue, MAX_QUEUED, MAX_QUEUED_BYTES } from '../../src/front/transport/sse-pump.js';
 
 const hostile = { toString: 1 };
 
@@ -64,6 +64,24 @@ describe('what a lane may ask the gateway to repeat back is bounded', () => {
     assert.equal(q.length, MAX_QUEUED);
     assert.equal(q[0]?.id, 'r1', "the server's request stays");
     assert.deepEqual(q.at(-1)?.params, { progress: MAX_QUEUED * 3 - 1 }, 'the newest progress is kept');
+  });
+
+  it('the bytes a queue holds are kept as messages leave it: taking some makes room, and nothing is dropped early', () => {
+    const q: Record<string, unknown>[] = [];
+    const mb = 'x'.repeat(1024 * 1024);
+    const note = (i: number) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { level: 'info', data: mb, i } });
+    for (let i = 0; i < 15; i++) enqueue(q, note(i));
+    assert.equal(q.length, 15, '15 MB fit under 16 MiB');
+    const first = dequeue(q);
+    assert.equal(JSON.parse(first ?? '{}').params.i, 0, 'taken in order, as the text written');
+    for (let i = 0; i < 5; i++) dequeue(q);
+    for (let i = 15; i < 21; i++) enqueue(q, note(i));
+    assert.equal(q.length, 15, 'the six taken made room for six more: none dropped');
+    assert.equal((q[0]?.params as { i?: number } | undefined)?.i, 6);
+    clearQueue(q);
+    for (let i = 0; i < 15; i++) enqueue(q, note(100 + i));
+    assert.equal(q.length, 15, 'a cleared queue holds nothing against new messages');
+    assert.equal(dequeue([]), undefined);
   });
 
   it('and at most MAX_QUEUED_BYTES of them: large notifications are dropped oldest first, a request never', () => {

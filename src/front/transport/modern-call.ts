@@ -1,3 +1,4 @@
+import { clearQueue } from './sse-pump.js';
 import type { RpcRequest } from '../../rpc/jsonrpc.js';
 import type { Dispatched } from '../mcp/dispatch.js';
 import type { CallStream } from './call-streams.js';
@@ -36,7 +37,7 @@ export const nextTurn = (m: ModernCall, accepts: boolean): Promise<Turn> =>
       if (decided) return;
       const t = turnOf(m, accepts);
       if (t === undefined) {
-        m.s.queue.length = 0;
+        clearQueue(m.s.queue);
         return;
       }
       decided = true;

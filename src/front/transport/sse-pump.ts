@@ -23,22 +23,48 @@ export const MAX_QUEUED = 1000;
 /** The most bytes of messages a stream holds for a client that does not read (the same rule: oldest notifications go). */
 export const MAX_QUEUED_BYTES = 16 * 1024 * 1024;
 
-/** A queued message's size as it will be written, kept beside it (symbol keys are not serialised). */
-const SIZE = Symbol('size');
-const sizeOf = (m: Message): number => ((m as { [SIZE]?: number })[SIZE] ??= JSON.stringify(m)?.length ?? 0);
+/** A queued message's text as it will be written, kept beside it (symbol keys are not serialised): serialised once. */
+const TEXT = Symbol('text');
+const textOf = (m: Message): string => ((m as { [TEXT]?: string })[TEXT] ??= JSON.stringify(m) ?? '');
 const isNotification = (q: Message): boolean => typeof q.method === 'string' && q.method.startsWith('notifications/') && q.id === undefined;
+
+/** The bytes each queue holds, kept by enqueue, dequeue and clearQueue (summing the queue per message made a flood quadratic). */
+const held = new WeakMap<Message[], number>();
+const heldBytes = (queue: Message[]): number => {
+  let b = held.get(queue);
+  if (b === undefined) {
+    b = 0;
+    for (const q of queue) b += textOf(q).length;
+  }
+  return b;
+};
 
 /** Queues `m`, dropping the oldest notifications while the queue is over its count or its bytes. */
 export const enqueue = (queue: Message[], m: Message): void => {
-  let bytes = sizeOf(m);
-  for (const q of queue) bytes += sizeOf(q);
+  let bytes = heldBytes(queue) + textOf(m).length;
   while (queue.length >= MAX_QUEUED || bytes > MAX_QUEUED_BYTES) {
     const i = queue.findIndex(isNotification);
     if (i < 0) break;
-    bytes -= sizeOf(queue[i] as Message);
+    bytes -= textOf(queue[i] as Message).length;
     queue.splice(i, 1);
   }
   queue.push(m);
+  held.set(queue, bytes);
+};
+
+/** The oldest queued message's text, taken off the queue. */
+export const dequeue = (queue: Message[]): string | undefined => {
+  const m = queue.shift();
+  if (m === undefined) return undefined;
+  const text = textOf(m);
+  held.set(queue, Math.max(0, heldBytes(queue) - text.length));
+  return text;
+};
+
+/** Empties a queue (its messages dropped). */
+export const clearQueue = (queue: Message[]): void => {
+  queue.length = 0;
+  held.set(queue, 0);
 };
 
 /** However long a stream lives, its loop is bounded. */
@@ -51,7 +77,8 @@ const MAX_TURNS = 10_000_000;
  */
 export const pumpSse = async (stream: SseStream, src: PumpSource): Promise<void> => {
   for (let turn = 0; turn < MAX_TURNS && !stream.aborted; turn += 1) {
-    while (src.queue.length > 0) await stream.writeSSE({ event: 'message', data: JSON.stringify(src.queue.shift()) });
+    for (let text = dequeue(src.queue); text !== undefined; text = dequeue(src.queue))
+      await stream.writeSSE({ event: 'message', data: text });
     const last = await src.after();
     if (last === null) return;
     if (last !== undefined) {
