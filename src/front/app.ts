@@ -6,6 +6,7 @@ import { mcpRoute } from './transport/mcp-routes.js';
 import { serveProbe } from './operator/probes.js';
 import { Exchange } from './transport/exchange.js';
 import { changeResources } from './mcp/resource-holders.js';
+import { holderContext } from './mcp/call-context.js';
 import { hostsForLane } from '../routing/route.js';
 import { LINK } from '../link/protocol.js';
 import { ERR } from '../rpc/jsonrpc.js';
@@ -22,7 +23,7 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     policy: () => gw.policy,
     catalog: gw.catalog,
     hostRequestRaw: (k, m, p, t, signal) => gw.hostRequestRaw(k, m, p, t, signal),
-    inflight: gw.inflight,
+    calls: gw.calls,
     load: gw.load,
     fair: gw.fair,
     send: gw.send,
@@ -35,9 +36,6 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     instructions: INSTRUCTIONS,
     auth: gw.auth,
     sessions: gw.sessions,
-    streams: gw.streams,
-    clientRequests: gw.clientRequests,
-    mrtr: gw.mrtr,
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),
     onSubscription: (lane, holder, uri, on) => gw.sessions.trackResource(lane, holder, uri, on),
@@ -54,9 +52,11 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     cached ??= deps();
     return cached;
   };
-  // A session that ends (DELETE, idle, evicted, lane cut off) lets go of its resource subscriptions.
+  // A session that ends (DELETE, idle, evicted, lane cut off) lets go of what it had open: its calls
+  // in flight, the client requests only it could answer, its resource subscriptions.
   gw.sessions.onEnd = (s) => {
-    if (s.resources.size > 0) void changeResources({ ...d(), era: 'legacy', holder: s.id }, s.lane, [...s.resources], false);
+    gw.calls.cancel({ of: 'holder', lane: s.lane, holder: s.id });
+    if (s.resources.size > 0) void changeResources(d(), holderContext(s.lane, 'legacy', s.id), [...s.resources], false);
     // Its tasks too: each running host of the lane cancels the ones the session held.
     const running = new Set(gw.hosts.running());
     for (const key of hostsForLane(gw.policy, s.lane).keys())
