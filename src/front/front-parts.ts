@@ -78,7 +78,18 @@ export interface FrontParts {
 /** What a hot reload needs: read the gateway, and put the new policy in force (the one place it is replaced). */
 export type ReloadParts = Pick<
   FrontParts,
-  'policy' | 'log' | 'metrics' | 'portOverridden' | 'auth' | 'evidence' | 'sessions' | 'hosts' | 'hostConfig' | 'sharedHostKeys' | 'catalog'
+  | 'policy'
+  | 'log'
+  | 'metrics'
+  | 'portOverridden'
+  | 'auth'
+  | 'evidence'
+  | 'sessions'
+  | 'calls'
+  | 'hosts'
+  | 'hostConfig'
+  | 'sharedHostKeys'
+  | 'catalog'
 > & { adoptPolicy(next: Policy): void };
 
 /** What the status payload reads (operator/status-api.ts) and the servers review beside it (live-review.ts). */
