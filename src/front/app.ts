@@ -6,6 +6,7 @@ import { mcpRoute } from './transport/mcp-routes.js';
 import { serveProbe } from './operator/probes.js';
 import { Exchange } from './transport/exchange.js';
 import { changeResources } from './mcp/resource-holders.js';
+import { holderContext } from './mcp/call-context.js';
 import { hostsForLane } from '../routing/route.js';
 import { LINK } from '../link/protocol.js';
 import { ERR } from '../rpc/jsonrpc.js';
@@ -18,11 +19,12 @@ const INSTRUCTIONS = 'Tools are served by lanegate. Each tool name is prefixed w
  * for lanes at /mcp, and the operator plane (health, readiness, metrics, API, dashboard).
  */
 export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener => {
-  const deps = (): McpHttpDeps => ({
+  // The services of /mcp: built once, shared by every request (a request's own values are its CallContext).
+  const d: McpHttpDeps = {
     policy: () => gw.policy,
     catalog: gw.catalog,
     hostRequestRaw: (k, m, p, t, signal) => gw.hostRequestRaw(k, m, p, t, signal),
-    inflight: gw.inflight,
+    calls: gw.calls,
     load: gw.load,
     fair: gw.fair,
     send: gw.send,
@@ -35,9 +37,6 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     instructions: INSTRUCTIONS,
     auth: gw.auth,
     sessions: gw.sessions,
-    streams: gw.streams,
-    clientRequests: gw.clientRequests,
-    mrtr: gw.mrtr,
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),
     onSubscription: (lane, holder, uri, on) => gw.sessions.trackResource(lane, holder, uri, on),
@@ -48,15 +47,12 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
       gw.lastSeen.set(lane, Date.now());
     },
     onAudit: (r) => gw.audit.add(r),
-  });
-  let cached: McpHttpDeps | undefined;
-  const d = (): McpHttpDeps => {
-    cached ??= deps();
-    return cached;
   };
-  // A session that ends (DELETE, idle, evicted, lane cut off) lets go of its resource subscriptions.
+  // A session that ends (DELETE, idle, evicted, lane cut off) lets go of what it had open: its calls
+  // in flight, the client requests only it could answer, its resource subscriptions.
   gw.sessions.onEnd = (s) => {
-    if (s.resources.size > 0) void changeResources({ ...d(), era: 'legacy', holder: s.id }, s.lane, [...s.resources], false);
+    gw.calls.cancel({ of: 'holder', lane: s.lane, holder: s.id });
+    if (s.resources.size > 0) void changeResources(d, holderContext(s.lane, 'legacy', s.id), [...s.resources], false);
     // Its tasks too: each running host of the lane cancels the ones the session held.
     const running = new Set(gw.hosts.running());
     for (const key of hostsForLane(gw.policy, s.lane).keys())
@@ -108,7 +104,7 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     if (path === '/mcp') {
-      await mcpRoute(c, d());
+      await mcpRoute(c, d);
       return;
     }
     if ((await serveProbe(c, path, gw, operatorHash)) !== undefined) return;

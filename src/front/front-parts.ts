@@ -8,8 +8,7 @@ import type { RawResult } from '../rpc/raw.js';
 import type { ReviewRow } from '../shareability/review.js';
 import type { HostManager } from './hosts/hosts.js';
 import type { Catalog } from './mcp/catalog.js';
-import type { ClientRequests } from './mcp/client-requests.js';
-import type { Mrtr } from './mcp/mrtr.js';
+import type { Correlation } from './mcp/correlation.js';
 import type { Sessions } from './mcp/sessions.js';
 import type { Escalations } from './operator/escalations.js';
 import type { Evaluator } from './operator/evaluator.js';
@@ -19,7 +18,6 @@ import type { Metrics } from './operator/metrics.js';
 import type { UpstreamHealth } from './operator/upstream-health.js';
 import type { LaneAuth } from './transport/auth.js';
 import type { ByteTurns } from './transport/byte-turns.js';
-import type { CallStreams } from './transport/call-streams.js';
 import type { FairShare } from './transport/fair-share.js';
 import type { LaneLoad } from './transport/lane-load.js';
 import type { SendBudget } from './transport/send-budget.js';
@@ -43,10 +41,8 @@ export interface FrontParts {
   readonly hosts: HostManager;
   readonly catalog: Catalog;
   readonly sessions: Sessions;
-  readonly streams: CallStreams;
-  readonly clientRequests: ClientRequests;
-  readonly mrtr: Mrtr;
-  readonly inflight: Map<string, AbortController>;
+  /** The front's one correlation table (calls in flight, call streams, client requests, parked calls). */
+  readonly calls: Correlation;
   readonly metrics: Metrics;
   readonly load: LaneLoad;
   readonly fair: FairShare;
@@ -82,7 +78,18 @@ export interface FrontParts {
 /** What a hot reload needs: read the gateway, and put the new policy in force (the one place it is replaced). */
 export type ReloadParts = Pick<
   FrontParts,
-  'policy' | 'log' | 'metrics' | 'portOverridden' | 'auth' | 'evidence' | 'sessions' | 'hosts' | 'hostConfig' | 'sharedHostKeys' | 'catalog'
+  | 'policy'
+  | 'log'
+  | 'metrics'
+  | 'portOverridden'
+  | 'auth'
+  | 'evidence'
+  | 'sessions'
+  | 'calls'
+  | 'hosts'
+  | 'hostConfig'
+  | 'sharedHostKeys'
+  | 'catalog'
 > & { adoptPolicy(next: Policy): void };
 
 /** What the status payload reads (operator/status-api.ts) and the servers review beside it (live-review.ts). */

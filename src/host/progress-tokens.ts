@@ -1,8 +1,16 @@
 /**
- * Progress tokens are the CLIENT's choice, so two lanes may pick the same one. A call's token is
- * replaced by a gateway-unique one on its way upstream; a progress frame is then attributed to
- * exactly one call, and goes back with the token that lane chose.
+ * Progress tokens are the CLIENT's choice, so two lanes may pick the same one. The front mints a
+ * gateway-unique token for each call (front/transport/call-streams.ts, `lgp-N`) and the host sends
+ * that one upstream as it is: a call's token is minted once. A progress frame is then attributed to
+ * exactly one call, and goes back to the front under the token the front sent.
+ *
+ * Only a token the host can prove unique on it goes upstream as it came: a string of the front's
+ * form that no call in flight here holds. Anything else (a lane's own token on a request the front
+ * streams nothing for, or a clash) gets a token of the host's own, so attribution never depends on
+ * what a lane chose.
  */
+const FRONT_MINTED = 'lgp-';
+
 export class ProgressTokens {
   private readonly owners = new Map<string, { lane: string; token: string | number }>();
   private next = 1;
@@ -10,7 +18,9 @@ export class ProgressTokens {
   /** The token to send upstream for this call, or undefined when the lane asked for no progress. */
   track(lane: string, token: unknown): string | undefined {
     if (typeof token !== 'string' && typeof token !== 'number') return undefined;
-    const mine = `lgp-${this.next++}`;
+    let mine = typeof token === 'string' && token.startsWith(FRONT_MINTED) ? token : undefined;
+    // Bounded: each pass skips one token held by a call in flight.
+    while (mine === undefined || this.owners.has(mine)) mine = `${FRONT_MINTED}h${this.next++}`;
     this.owners.set(mine, { lane, token });
     return mine;
   }

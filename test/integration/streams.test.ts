@@ -153,6 +153,32 @@ lanes:
     await new Promise((r) => setTimeout(r, 4200 - (Date.now() - started)));
     assert.ok(!readFileSync(marker, 'utf8').includes('completed'), 'the upstream work never completed');
   });
+
+  it("legacy: a session ended with DELETE stops its call in flight upstream; another session's call with the same id runs on", async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const token = await gw.token('a');
+    const doomed = await legacySession(gw.url, token);
+    const kept = await legacySession(gw.url, token);
+    const sleepCall = (h: Record<string, string>, ms: number) =>
+      fetch(gw.url, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'fix_sleep', arguments: { ms } } }),
+      }).then((r) => r.text());
+    const seenBefore = existsSync(marker) ? readFileSync(marker, 'utf8').length : 0;
+    const lines = (): string[] => (existsSync(marker) ? readFileSync(marker, 'utf8').slice(seenBefore).split('\n').filter(Boolean) : []);
+    const started = Date.now();
+    const gone = sleepCall(doomed, 4000).catch(() => '');
+    const stays = sleepCall(kept, 1500);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await fetch(gw.url, { method: 'DELETE', headers: doomed })).status, 200);
+    assert.ok(await waitFor(() => lines().includes('cancelled'), 3000), 'the upstream received the cancellation');
+    assert.ok(Date.now() - started < 3000, 'cancelled before the upstream sleep would have ended');
+    assert.match(await stays, /slept/, "the other session's call with the same id was not touched");
+    await gone;
+    await new Promise((r) => setTimeout(r, Math.max(0, 4300 - (Date.now() - started))));
+    assert.deepEqual(lines().sort(), ['cancelled', 'completed'], "only the other session's call completed upstream");
+  });
 });
 
 describe("a legacy lane answers its upstream's sampling request", () => {

@@ -2,6 +2,7 @@ import { sha256 } from '../../guard/hash.js';
 import type { AuditRecord } from '../../audit/record.js';
 import type { Via } from '../../link/via.js';
 import type { RpcRequest } from '../../rpc/jsonrpc.js';
+import type { CallContext } from './call-context.js';
 
 /** What dispatch knows about a forwarded request when it ends. */
 export interface CallEnd {
@@ -80,12 +81,9 @@ export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: C
 export const auditorOf = (
   d: {
     onAudit?: ((r: AuditRecord) => void) | undefined;
-    tokenId?: string | undefined;
-    holder?: string | undefined;
-    laneBody?: { text: string } | undefined;
     policy: () => { gateway: { audit: { enabled: boolean; hashArguments: boolean } } };
   },
-  lane: string,
+  x: Pick<CallContext, 'lane' | 'tokenId' | 'holder' | 'bodyText'>,
   req: RpcRequest,
   server: string,
   target: string,
@@ -94,6 +92,6 @@ export const auditorOf = (
   const a = d.policy().gateway.audit;
   const on = d.onAudit;
   if (!on || !a.enabled) return undefined;
-  const origin: CallOrigin = { tokenId: d.tokenId, holder: d.holder, bodyText: d.laneBody?.text, hashArguments: a.hashArguments };
-  return (end) => on(auditRecord(lane, req, origin, { server, target, seconds: seconds(), ...end }));
+  const origin: CallOrigin = { tokenId: x.tokenId, holder: x.holder, bodyText: x.bodyText, hashArguments: a.hashArguments };
+  return (end) => on(auditRecord(x.lane, req, origin, { server, target, seconds: seconds(), ...end }));
 };

@@ -6,6 +6,9 @@ import type { Sessions } from './sessions.js';
 /** Who may answer: the sessions the request reached, or the 2026-07-28 call it was put to (MODERN_CALL). */
 export const MODERN_CALL = '\u0000modern-call';
 
+/** The id the gateway gives a request of a lane's client: random, so no lane can guess or count another's. */
+type ClientRequestId = `lg-${string}`;
+
 interface Waiting {
   lane: string;
   holders: readonly string[];
@@ -22,7 +25,7 @@ interface Waiting {
  * gateway-made and unguessable, and another session's or lane's POST of that id is ignored.
  */
 export class ClientRequests {
-  private readonly waiting = new Map<string, Waiting>();
+  private readonly waiting = new Map<ClientRequestId, Waiting>();
 
   ask(
     lane: string,
@@ -34,7 +37,7 @@ export class ClientRequests {
     onAnswered?: (holder: string) => void,
   ): Promise<Record<string, unknown>> {
     // Random only: a counter shared by every lane would let one lane count another's requests.
-    const id = `lg-${randomUUID()}`;
+    const id: ClientRequestId = `lg-${randomUUID()}`;
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting.delete(id);
@@ -61,7 +64,7 @@ export class ClientRequests {
     holder: string,
     msg: { id?: unknown; result?: Record<string, unknown>; error?: { code: number; message: string } },
   ): boolean {
-    const id = typeof msg.id === 'string' ? msg.id : undefined;
+    const id = typeof msg.id === 'string' && msg.id.startsWith('lg-') ? (msg.id as ClientRequestId) : undefined;
     const w = id === undefined ? undefined : this.waiting.get(id);
     if (!w || w.lane !== lane || id === undefined || !w.holders.includes(holder)) return false;
     this.waiting.delete(id);
@@ -72,6 +75,29 @@ export class ClientRequests {
       w.resolve(msg.result ?? {});
     }
     return true;
+  }
+
+  /**
+   * A holder ended (a session): requests only it could answer fail now, instead of holding their
+   * upstream until the timeout; a request that reached other holders too waits for them.
+   */
+  dropHolder(lane: string, holder: string): void {
+    for (const [id, w] of this.waiting) {
+      if (w.lane !== lane || !w.holders.includes(holder)) continue;
+      w.holders = w.holders.filter((h) => h !== holder);
+      if (w.holders.length === 0) this.fail(id, w, 'the session the request reached ended');
+    }
+  }
+
+  /** Everything of the lane fails now (its requests can no longer be answered). */
+  dropLane(lane: string): void {
+    for (const [id, w] of this.waiting) if (w.lane === lane) this.fail(id, w, 'the lane is gone');
+  }
+
+  private fail(id: ClientRequestId, w: Waiting, why: string): void {
+    this.waiting.delete(id);
+    clearTimeout(w.timer);
+    w.reject(new RpcFailure({ code: ERR.cancelled, message: why }));
   }
 }
 

@@ -13,9 +13,10 @@ import { splitRawVia } from '../../link/via.js';
 import { auditorOf } from './audit-call.js';
 import { listTasks, taskEraGate } from './tasks.js';
 import { absenceOfWithheld } from './catalog-guard.js';
-import type { Dispatched, DispatchDeps } from './dispatch-types.js';
+import type { Dispatched, DispatchServices } from './dispatch-types.js';
+import type { CallContext } from './call-context.js';
 
-export type { Dispatched, DispatchDeps } from './dispatch-types.js';
+export type { Dispatched, DispatchServices } from './dispatch-types.js';
 
 export const FRONT_CAPABILITIES = {
   tools: { listChanged: true },
@@ -28,15 +29,16 @@ export const FRONT_CAPABILITIES = {
 /**
  * One JSON-RPC request of an authenticated lane, in either era. Lists come from the lane's
  * catalog; calls are routed by prefix to the host that serves them; anything outside the
- * lane's loadout is refused (403) without reaching a host.
+ * lane's loadout is refused (403) without reaching a host. `d` lives for the gateway, `x` for this request.
  */
-export const dispatch = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
+export const dispatch = async (d: DispatchServices, x: CallContext, req: RpcRequest): Promise<Dispatched> => {
+  const lane = x.lane;
   const problem = paramsProblem(req.method, req.params);
   if (problem) return { status: 400, error: { code: ERR.invalidParams, message: `Invalid params: ${problem}` } };
   try {
     const bare = barePrefix(d.policy(), lane);
-    if (bare === undefined) return await dispatchNamed(d, lane, req);
-    const r = parsedResult(await dispatchNamed(d, lane, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) }));
+    if (bare === undefined) return await dispatchNamed(d, x, req);
+    const r = parsedResult(await dispatchNamed(d, x, { ...req, params: prefixedParams(req.method, req.params ?? {}, bare) }));
     return r.result ? { ...r, result: bareResult(req.method, r.result, bare) } : r;
   } catch (e) {
     // Never a rejection: a call's promise may be awaited by no one (a parked 2026-07-28 call), and an
@@ -88,9 +90,10 @@ const withheldAnswer = (method: string, a: Absence): Dispatched => {
   return { status: 200, error: { code: ERR.unavailable, message, data: { [META.absent]: a.code } } };
 };
 
-const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Promise<Dispatched> => {
+const dispatchNamed = async (d: DispatchServices, x: CallContext, req: RpcRequest): Promise<Dispatched> => {
+  const { lane, era } = x;
   const params = req.params ?? {};
-  const gated = taskEraGate(d.era, req.method, params);
+  const gated = taskEraGate(era, req.method, params);
   if (gated) return gated;
   const plan = planRequest(d.policy(), lane, req.method, params);
   switch (plan.kind) {
@@ -99,70 +102,93 @@ const dispatchNamed = async (d: DispatchDeps, lane: string, req: RpcRequest): Pr
     case 'search-tools':
       return { status: 200, result: { tools: searchTools } };
     case 'list': {
-      const listing = await d.catalog.list(lane, plan.method, d.era);
+      const listing = await d.catalog.list(lane, plan.method, era);
       return { status: 200, result: { [LIST_FIELDS[plan.method]]: plan.withStatus ? [...listing.items, statusTool] : listing.items } };
     }
     case 'status': {
-      const listing = await d.catalog.list(lane, 'tools/list', d.era);
+      const listing = await d.catalog.list(lane, 'tools/list', era);
       return { status: 200, result: toolText(laneStatus(d.policy(), lane, listing.items, listing.absent, d.drift(), d.escalated(lane))) };
     }
     case 'search': {
-      const listing = await d.catalog.list(lane, 'tools/list', d.era);
+      const listing = await d.catalog.list(lane, 'tools/list', era);
       return { status: 200, result: searchResult([...listing.items, statusTool], plan.query, plan.limit) };
     }
     case 'tool-error':
       return { status: 200, result: toolText(plan.text, true) };
     case 'call-through':
-      return dispatchNamed(d, lane, { ...req, params: { ...params, name: plan.name, arguments: plan.arguments } });
+      return dispatchNamed(d, x, { ...req, params: { ...params, name: plan.name, arguments: plan.arguments } });
     case 'not-found':
       return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
     case 'tasks-list':
-      return listTasks(d, lane, params);
+      return listTasks(d, x, params);
     case 'task-unknown':
       return { status: 200, error: { code: ERR.invalidParams, message: TASK_NOT_FOUND } };
     case 'refuse':
       return { status: 403, error: { code: ERR.notInCatalog, message: `"${plan.target.slice(0, 200)}" is not in this lane's catalog` } };
     case 'forward': {
       // A server the lane's whole catalog withholds runs nothing for that lane (see catalog-guard.ts).
-      const w = WITHHELD_METHODS.has(req.method) ? await d.catalog.withheldFor(lane, plan.server, d.era) : undefined;
-      return w ? withheldAnswer(req.method, absenceOfWithheld(plan.server, w)) : forward(d, lane, req, plan);
+      const w = WITHHELD_METHODS.has(req.method) ? await d.catalog.withheldFor(lane, plan.server, era) : undefined;
+      return w ? withheldAnswer(req.method, absenceOfWithheld(plan.server, w)) : forward(d, x, req, plan);
     }
   }
 };
+
+/** A tools/call whose upstream timed out or is unavailable, as a tool error saying whether to retry. */
+const unavailableTool = (rpc: { code: number; message: string; data?: unknown }): Dispatched => ({
+  status: 200,
+  result: {
+    content: [
+      {
+        type: 'text',
+        text:
+          rpc.code === ERR.timeout
+            ? `lanegate: ${rpc.message}. The upstream may still have acted on it; check before retrying.`
+            : `lanegate: ${rpc.message}. ${retryAdvice((rpc.data as Record<string, AbsenceCode> | undefined)?.[META.absent])}`,
+      },
+    ],
+    isError: true,
+  },
+});
 
 /**
  * A request the planner routed to a host: sent with the caller block, observed, its failures made
  * readable. Params the front did not touch cross as the lane's own text; the result comes back as
  * the host's text, parsed here only if the caller must read it (not rawResults).
  */
-const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Extract<Plan, { kind: 'forward' }>): Promise<Dispatched> => {
+const forward = async (
+  d: DispatchServices,
+  x: CallContext,
+  req: RpcRequest,
+  plan: Extract<Plan, { kind: 'forward' }>,
+): Promise<Dispatched> => {
+  const lane = x.lane;
   const params = req.params ?? {};
   const { server, hostKey, target, timeoutMs } = plan;
   const started = process.hrtime.bigint();
   const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
   const caller: CallerBlock = {
     lane,
-    era: d.era ?? 'legacy',
-    holder: d.holder ?? '',
-    ...(d.paramHeaders ? { headers: d.paramHeaders } : {}),
+    era: x.era,
+    holder: x.holder ?? '',
+    ...(x.paramHeaders ? { headers: x.paramHeaders } : {}),
   };
   // The lane's body, while this request still carries exactly the params parsed from it.
-  const body = req.params !== undefined && d.laneBody?.params === req.params ? d.laneBody : undefined;
-  const audit = auditorOf(d, lane, req, server, target, seconds);
+  const body = req.params !== undefined && x.bodyParams === req.params ? x.bodyText : undefined;
+  const audit = auditorOf(d, x, req, server, target, seconds);
   try {
     // The host's note of where the request ran is cut off here, before anything reads the result.
     const { raw, via } = splitRawVia(
-      body
-        ? await d.hostRequestRaw(hostKey, LINK.forward, laneBodyParams(req.method, body.text, caller, d.trace), timeoutMs, d.signal)
-        : await d.hostRequestRaw(hostKey, req.method, callerParams(params, caller, d.trace), timeoutMs, d.signal),
+      body !== undefined
+        ? await d.hostRequestRaw(hostKey, LINK.forward, laneBodyParams(req.method, body, caller, x.trace), timeoutMs, x.signal)
+        : await d.hostRequestRaw(hostKey, req.method, callerParams(params, caller, x.trace), timeoutMs, x.signal),
     );
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
-      d.onSubscription?.(lane, d.holder ?? '', target, req.method === 'resources/subscribe');
+      d.onSubscription?.(lane, x.holder ?? '', target, req.method === 'resources/subscribe');
     // The metric's label only: a nested "isError":true would count a success as a tool error.
     const toolError = raw.text.includes('"isError":true');
     d.onCall?.(server, lane, req.method, seconds(), toolError ? 'tool_error' : undefined);
     audit?.({ via, outcome: toolError ? 'tool_error' : 'ok', out: raw.text });
-    return d.rawResults && CALL_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
+    return x.rawResults && CALL_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
   } catch (e) {
     const failed = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };
     // The link's own timeout (not an upstream's, relayed by the host) names the lane's method, never the link's.
@@ -173,24 +199,8 @@ const forward = async (d: DispatchDeps, lane: string, req: RpcRequest, plan: Ext
     const kind = rpc.code === ERR.timeout ? 'timeout' : rpc.code === ERR.unavailable ? 'unavailable' : 'protocol';
     d.onCall?.(server, lane, req.method, seconds(), kind);
     audit?.({ outcome: 'error', errorCode: rpc.code, error: rpc.code === ERR.notInCatalog ? 'not_in_catalog' : kind, out: rpc.message });
-    if (req.method === 'tools/call' && (rpc.code === ERR.unavailable || rpc.code === ERR.timeout)) {
-      // A tool of an unavailable upstream answers loudly, as a tool error the agent reads.
-      return {
-        status: 200,
-        result: {
-          content: [
-            {
-              type: 'text',
-              text:
-                rpc.code === ERR.timeout
-                  ? `lanegate: ${rpc.message}. The upstream may still have acted on it; check before retrying.`
-                  : `lanegate: ${rpc.message}. ${retryAdvice((rpc.data as Record<string, AbsenceCode> | undefined)?.[META.absent])}`,
-            },
-          ],
-          isError: true,
-        },
-      };
-    }
+    // A tool of an unavailable upstream answers loudly, as a tool error the agent reads.
+    if (req.method === 'tools/call' && (rpc.code === ERR.unavailable || rpc.code === ERR.timeout)) return unavailableTool(rpc);
     // The host found the name outside what this lane may reach: the same 403 as the front's own check.
     return { status: rpc.code === ERR.notInCatalog ? 403 : 200, error: rpc };
   }

@@ -5,6 +5,9 @@ import type { CallStream } from '../transport/call-streams.js';
 /** How long a parked call waits for the lane's retry with inputResponses. */
 export const REQUEST_STATE_TTL_MS = 120_000;
 
+/** The random id of a parked call, sealed inside its requestState. */
+type ParkId = string;
+
 export interface ParkedCall {
   lane: string;
   /** What the call was: tools/call + name, so a retry of another call cannot resume it. */
@@ -14,6 +17,8 @@ export interface ParkedCall {
   /** inputRequests key → the gateway-made id of the relayed client request. */
   pending: Map<string, string>;
   timer: NodeJS.Timeout;
+  /** What the upstream hears when the call is never resumed. */
+  onExpire: () => void;
 }
 
 /**
@@ -25,19 +30,33 @@ export interface ParkedCall {
  */
 export class Mrtr {
   private readonly key = randomBytes(32);
-  private readonly parked = new Map<string, ParkedCall>();
+  /** Parked calls by the random id sealed in their requestState (ParkId). */
+  private readonly parked = new Map<ParkId, ParkedCall>();
 
   constructor(private readonly ttlMs = REQUEST_STATE_TTL_MS) {}
 
-  park(p: Omit<ParkedCall, 'timer'>, onExpire: () => void): string {
-    const id = randomBytes(12).toString('base64url');
+  park(p: Omit<ParkedCall, 'timer' | 'onExpire'>, onExpire: () => void): string {
+    const id: ParkId = randomBytes(12).toString('base64url');
     const timer = setTimeout(() => {
       this.parked.delete(id);
       onExpire();
     }, this.ttlMs);
     timer.unref();
-    this.parked.set(id, { ...p, timer });
+    this.parked.set(id, { ...p, timer, onExpire });
     return this.seal({ id, lane: p.lane, call: p.callKey, exp: Date.now() + this.ttlMs });
+  }
+
+  /**
+   * The lane is gone: its parked calls will never be resumed, so each lets its upstream hear now
+   * what it would have heard at its expiry.
+   */
+  dropLane(lane: string): void {
+    for (const [id, p] of this.parked) {
+      if (p.lane !== lane) continue;
+      this.parked.delete(id);
+      clearTimeout(p.timer);
+      p.onExpire();
+    }
   }
 
   private seal(payload: Record<string, unknown>): string {

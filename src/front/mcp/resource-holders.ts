@@ -1,4 +1,5 @@
-import { type DispatchDeps, dispatch } from './dispatch.js';
+import { type DispatchServices, dispatch } from './dispatch.js';
+import type { CallContext } from './call-context.js';
 
 /** At most this many URIs in one listen stream's `resourceSubscriptions`. */
 export const MAX_RESOURCE_SUBSCRIPTIONS = 100;
@@ -7,11 +8,11 @@ export const MAX_RESOURCE_SUBSCRIPTIONS = 100;
  * Subscribes (on) or releases (off) a holder's resource URIs through the normal dispatch path, so
  * the lane's loadout decides exactly as for any other request. Returns the URIs it succeeded for.
  */
-export const changeResources = async (d: DispatchDeps, lane: string, uris: string[], on: boolean): Promise<string[]> => {
+export const changeResources = async (d: DispatchServices, x: CallContext, uris: string[], on: boolean): Promise<string[]> => {
   const method = on ? 'resources/subscribe' : 'resources/unsubscribe';
   const done = await Promise.all(
     uris.map(async (uri, i) => {
-      const r = await dispatch(d, lane, { jsonrpc: '2.0', id: `lg-sub-${i}`, method, params: { uri } }).catch(() => undefined);
+      const r = await dispatch(d, x, { jsonrpc: '2.0', id: `lg-sub-${i}`, method, params: { uri } }).catch(() => undefined);
       return r?.result && !r.error ? uri : undefined;
     }),
   );

@@ -1,7 +1,8 @@
 import { callerParams } from '../../link/forward.js';
 import { hostsForLane } from '../../routing/route.js';
 import { ERR } from '../../rpc/jsonrpc.js';
-import type { Dispatched, DispatchDeps } from './dispatch-types.js';
+import type { Dispatched, DispatchServices } from './dispatch-types.js';
+import type { CallContext } from './call-context.js';
 
 /**
  * What the gateway declares of 2025-11-25 tasks to a handshake-era lane: tools/call may be a task
@@ -71,13 +72,14 @@ const LIST_TIMEOUT_MS = 15_000;
  * tasks (ids prefixed by server, as names are), merged in one page. A host that cannot answer
  * holds no reachable task of the lane. The gateway hands out no cursor, so any cursor is unknown.
  */
-export const listTasks = async (d: DispatchDeps, lane: string, params: Record<string, unknown>): Promise<Dispatched> => {
+export const listTasks = async (d: DispatchServices, x: CallContext, params: Record<string, unknown>): Promise<Dispatched> => {
   if (params.cursor !== undefined) return { status: 200, error: { code: ERR.invalidParams, message: 'Invalid cursor' } };
-  const caller = { lane, era: d.era ?? 'legacy', holder: d.holder ?? '' };
+  const lane = x.lane;
+  const caller = { lane, era: x.era, holder: x.holder ?? '' };
   const lists = await Promise.all(
     [...hostsForLane(d.policy(), lane).keys()].map(async (key) => {
       try {
-        const raw = await d.hostRequestRaw(key, 'tasks/list', callerParams({}, caller), LIST_TIMEOUT_MS, d.signal);
+        const raw = await d.hostRequestRaw(key, 'tasks/list', callerParams({}, caller), LIST_TIMEOUT_MS, x.signal);
         const tasks = raw.parsed().tasks;
         return Array.isArray(tasks) ? (tasks as Record<string, unknown>[]) : [];
       } catch {

@@ -39,6 +39,8 @@ export const reloadGateway = async (gw: ReloadParts): Promise<ReloadResult> => {
   // Revocation reaches what is open: sessions and streams opened with a token that is no longer
   // admitted (revoked id, lane removed or disabled, before the lane's cut-off) end now.
   const cut = gw.sessions.endRevoked((cl) => gw.auth.stillAdmitted(cl));
+  // A removed or disabled lane's calls end with it, its 2026-07-28 ones (no session) and parked ones included.
+  for (const lane of Object.keys(old.lanes)) if (!next.lanes[lane]?.enabled) gw.calls.cancel({ of: 'lane', lane });
   const changes: Record<string, unknown> = { sessionsEnded: cut, hosts: {} as Record<string, unknown> };
   for (const key of gw.hosts.running()) {
     const was = gw.hosts.configOf(key);

@@ -11,6 +11,7 @@ import { pumpSse } from './sse-pump.js';
 import { inputRound } from './modern-input-round.js';
 import { type ModernCall, nextTurn } from './modern-call.js';
 import { MODERN_CALL } from '../mcp/client-requests.js';
+import type { CallContext } from '../mcp/call-context.js';
 
 type Params = Record<string, unknown>;
 type Render = (r: Dispatched) => { status: number; body: Params };
@@ -18,17 +19,18 @@ type Render = (r: Dispatched) => { status: number; body: Params };
 type Begun = Pick<ModernCall, 's' | 'done'>;
 
 /** Start: a fresh call on a new call stream; an upstream's own input_required comes back with its requestState sealed inside ours. */
-const start = (d: McpHttpDeps, lane: string, call: RpcRequest, callKey: string, meta: Params, caps: Params): Begun => {
+const start = (d: McpHttpDeps, x: CallContext, call: RpcRequest, callKey: string, meta: Params, caps: Params): Begun => {
+  const lane = x.lane;
   const wantsLogs = meta['io.modelcontextprotocol/logLevel'] !== undefined;
-  const s = d.streams.start(lane, progressTokenOf(meta), false, wantsLogs);
+  const s = d.calls.streams.start(lane, progressTokenOf(meta), false, wantsLogs);
   s.caps = caps;
-  const done = dispatch(d, lane, withCallToken(call, s)).then((r0) => {
+  const done = dispatch(d, x, withCallToken(call, s)).then((r0) => {
     // A result left as text is read only if it may be the upstream's own input round.
     const r = r0.raw?.mayHave('resultType') ? parsedResult(r0) : r0;
     // An upstream that spoke 2026-07-28 asked for input itself: pass its request through, with
     // its requestState sealed inside ours (bound to this lane and call, one-shot).
     if (r.result?.resultType !== 'input_required') return r;
-    return { ...r, result: { ...r.result, requestState: d.mrtr.sealUpstream(lane, callKey, r.result.requestState) } };
+    return { ...r, result: { ...r.result, requestState: d.calls.mrtr.sealUpstream(lane, callKey, r.result.requestState) } };
   });
   return { s, done };
 };
@@ -37,11 +39,11 @@ const start = (d: McpHttpDeps, lane: string, call: RpcRequest, callKey: string, 
 const resume = (d: McpHttpDeps, lane: string, parked: ParkedCall, params: Params, caps: Params): Begun => {
   const s = parked.stream;
   s.caps = caps;
-  d.streams.reopen(s);
+  d.calls.streams.reopen(s);
   const responses = (params.inputResponses ?? {}) as Record<string, Params>;
   for (const [k, id] of parked.pending) {
     const r = responses[k];
-    d.clientRequests.answer(
+    d.calls.clientRequests.answer(
       lane,
       MODERN_CALL,
       r ? { id, result: r } : { id, error: { code: ERR.invalidParams, message: `no input response for ${k}` } },
@@ -55,22 +57,23 @@ const resume = (d: McpHttpDeps, lane: string, parked: ParkedCall, params: Params
  * state and the answers), or is refused. inputResponses without a requestState resume nothing: the
  * call is a fresh one, and the responses go on to an upstream that speaks 2026-07-28.
  */
-const begin = (c: Exchange, d: McpHttpDeps, lane: string, req: RpcRequest, callKey: string): Begun | Replied => {
+const begin = (c: Exchange, d: McpHttpDeps, x: CallContext, req: RpcRequest, callKey: string): Begun | Replied => {
+  const lane = x.lane;
   const params = req.params ?? {};
   const meta = (params._meta ?? {}) as Params;
   const caps = (meta['io.modelcontextprotocol/clientCapabilities'] ?? {}) as Params;
-  if (params.requestState === undefined) return start(d, lane, req, callKey, meta, caps);
-  const t = d.mrtr.take(params.requestState, lane, callKey);
+  if (params.requestState === undefined) return start(d, x, req, callKey, meta, caps);
+  const t = d.calls.mrtr.take(params.requestState, lane, callKey);
   if (!t.ok) return rpcErrorData(c, { status: 400, code: ERR.invalidParams, message: `Invalid params: ${t.reason}` }, req.id);
   if ('call' in t) return resume(d, lane, t.call, params, caps);
   const { requestState: _ours, ...rest } = params;
   const call = { ...req, params: { ...rest, ...(t.upstream !== undefined ? { requestState: t.upstream } : {}) } };
-  return start(d, lane, call, callKey, meta, caps);
+  return start(d, x, call, callKey, meta, caps);
 };
 
 /** Finish: the result as JSON (the host's bytes spliced in when the front did not parse them). */
 const finish = (c: Exchange, d: McpHttpDeps, m: ModernCall, result: Dispatched, render: Render): Replied => {
-  d.streams.end(m.s);
+  d.calls.streams.end(m.s);
   const spliced = result.raw && !result.error ? modernResultText(m.req.method, result.raw, d.serverInfo) : undefined;
   if (spliced !== undefined)
     return c.body(`{"jsonrpc":"2.0","id":${JSON.stringify(m.req.id)},"result":${spliced}}`, result.status, {
@@ -84,7 +87,7 @@ const finish = (c: Exchange, d: McpHttpDeps, m: ModernCall, result: Dispatched, 
 const missingCapability = async (c: Exchange, d: McpHttpDeps, m: ModernCall, need: string): Promise<Replied> => {
   await new Promise((r) => setTimeout(r, 30));
   if (m.s.inputs.length > 0) return c.json(await inputRound(d, m));
-  d.streams.end(m.s);
+  d.calls.streams.end(m.s);
   return rpcErrorData(
     c,
     {
@@ -110,7 +113,7 @@ const streamRest = (c: Exchange, d: McpHttpDeps, m: ModernCall, render: Render):
         after: () => (m.result ? render(parsedResult(m.result)).body : m.s.inputs.length > 0 ? inputRound(d, m) : undefined),
       });
     } finally {
-      if (m.result) d.streams.end(m.s);
+      if (m.result) d.calls.streams.end(m.s);
     }
   });
 
@@ -119,12 +122,12 @@ const streamRest = (c: Exchange, d: McpHttpDeps, m: ModernCall, render: Render):
  * asks the client something (sampling, elicitation, roots), an `input_required` result that parks
  * the call until the lane retries with `inputResponses` and the sealed `requestState`.
  */
-export const answerModern = async (c: Exchange, d: McpHttpDeps, lane: string, req: RpcRequest, render: Render): Promise<Replied> => {
+export const answerModern = async (c: Exchange, d: McpHttpDeps, x: CallContext, req: RpcRequest, render: Render): Promise<Replied> => {
   const params = req.params ?? {};
   const callKey = `${req.method}:${JSON.stringify(params.name ?? params.uri ?? params.ref ?? '')}`;
-  const begun = begin(c, d, lane, req, callKey);
+  const begun = begin(c, d, x, req, callKey);
   if (begun instanceof Replied) return begun;
-  const m: ModernCall = { lane, req, callKey, ...begun };
+  const m: ModernCall = { lane: x.lane, req, callKey, ...begun };
   void m.done.then((r) => {
     m.result = r;
     m.s.wake();

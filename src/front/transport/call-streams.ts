@@ -33,8 +33,21 @@ export interface CallStream {
   closed: boolean;
 }
 
+/**
+ * The progress token a call carries upstream, minted once here: the host sends it on to the
+ * upstream as it is (host/progress-tokens.ts), so a call's token is minted at one hop only.
+ */
+const PROGRESS_PREFIX = 'lgp-';
+
+/** Whether a message may go to this call: of its lane, legacy if it must be, a log line only if the call asked for logs. */
+const fits = (s: CallStream, lane: string, legacyOnly: boolean, log: boolean): boolean =>
+  s.lane === lane && (s.legacy || !legacyOnly) && (s.logs || !log);
+
 export class CallStreams {
-  private readonly open = new Set<CallStream>();
+  /** Each lane's open call streams, oldest first (a log line with no token goes to the newest). */
+  private readonly byLane = new Map<string, Set<CallStream>>();
+  /** Open call streams by the progress token minted for them. */
+  private readonly byToken = new Map<string, CallStream>();
   private next = 1;
 
   /** Opens a call's stream; `laneToken` is the progress token the lane chose, if any. */
@@ -45,7 +58,7 @@ export class CallStreams {
     });
     const s: CallStream = {
       lane,
-      ...(laneToken !== undefined ? { token: `lgf-${this.next++}`, laneToken } : {}),
+      ...(laneToken !== undefined ? { token: `${PROGRESS_PREFIX}${this.next++}`, laneToken } : {}),
       legacy,
       logs,
       ...(holder !== undefined ? { holder } : {}),
@@ -55,19 +68,30 @@ export class CallStreams {
       wake: resolve,
       closed: false,
     };
-    this.open.add(s);
+    this.add(s);
     return s;
+  }
+
+  private add(s: CallStream): void {
+    let open = this.byLane.get(s.lane);
+    if (!open) {
+      open = new Set();
+      this.byLane.set(s.lane, open);
+    }
+    open.add(s);
+    if (s.token !== undefined) this.byToken.set(s.token, s);
   }
 
   end(s: CallStream): void {
     s.closed = true;
-    this.open.delete(s);
+    this.byLane.get(s.lane)?.delete(s);
+    if (s.token !== undefined) this.byToken.delete(s.token);
   }
 
   /** A server-to-client request for a MODERN call of the lane: queued for an input_required answer. */
   deliverInput(lane: string, msg: { id: string; method: string; params: Record<string, unknown> }): boolean {
     let target: CallStream | undefined;
-    for (const s of this.open) if (s.lane === lane && !s.legacy) target = s;
+    for (const s of this.byLane.get(lane) ?? []) if (!s.legacy) target = s;
     if (!target) return false;
     const need = msg.method === 'sampling/createMessage' ? 'sampling' : msg.method === 'elicitation/create' ? 'elicitation' : 'roots';
     if (target.caps?.[need] === undefined) {
@@ -86,7 +110,7 @@ export class CallStreams {
   /** Re-attaches a parked call's stream when its retry arrives. */
   reopen(s: CallStream): void {
     s.closed = false;
-    this.open.add(s);
+    this.add(s);
   }
 
   /**
@@ -97,13 +121,25 @@ export class CallStreams {
     return this.deliverTo(lane, token, msg, legacyOnly) !== undefined;
   }
 
+  private targetOf(
+    lane: string,
+    token: string | number | undefined,
+    msg: Record<string, unknown>,
+    legacyOnly: boolean,
+  ): CallStream | undefined {
+    const log = msg.method === 'notifications/message';
+    if (token !== undefined) {
+      const s = typeof token === 'string' ? this.byToken.get(token) : undefined;
+      return s && fits(s, lane, legacyOnly, log) ? s : undefined;
+    }
+    let target: CallStream | undefined;
+    for (const s of this.byLane.get(lane) ?? []) if (fits(s, lane, legacyOnly, log)) target = s;
+    return target;
+  }
+
   /** As deliver; returns the call stream that took it. */
   deliverTo(lane: string, token: string | number | undefined, msg: Record<string, unknown>, legacyOnly = false): CallStream | undefined {
-    let target: CallStream | undefined;
-    for (const s of this.open) {
-      if (s.lane !== lane || (legacyOnly && !s.legacy) || (msg.method === 'notifications/message' && !s.logs)) continue;
-      if (token !== undefined ? s.token === token : true) target = s;
-    }
+    const target = this.targetOf(lane, token, msg, legacyOnly);
     if (!target) return undefined;
     const params = msg.params as Record<string, unknown> | undefined;
     // Progress goes back under the token the lane chose for this call.

@@ -1,22 +1,21 @@
 import type { Exchange, Replied } from './exchange.js';
-import type { DispatchDeps } from '../mcp/dispatch.js';
+import type { DispatchServices } from '../mcp/dispatch.js';
 import type { LaneAuth } from './auth.js';
-import type { CallStreams } from './call-streams.js';
-import type { ClientRequests } from '../mcp/client-requests.js';
+import type { Correlation } from '../mcp/correlation.js';
 import type { Rejection } from '../../link/param-headers.js';
-import type { Mrtr } from '../mcp/mrtr.js';
 import type { Sessions } from '../mcp/sessions.js';
 import type { LaneLoad } from './lane-load.js';
 import type { FairShare } from './fair-share.js';
 import type { SendBudget } from './send-budget.js';
 import type { ByteTurns } from './byte-turns.js';
 
-/** What the HTTP handlers of /mcp need from the gateway. */
-export interface McpHttpDeps extends DispatchDeps {
-  streams: CallStreams;
-  mrtr: Mrtr;
-  inflight: Map<string, AbortController>;
-  clientRequests: ClientRequests;
+/**
+ * What the HTTP handlers of /mcp need from the gateway: services, built once at start and shared
+ * by every request. A request's own values travel in its CallContext (mcp/call-context.ts).
+ */
+export interface McpHttpDeps extends DispatchServices {
+  /** The front's one correlation table: calls in flight, call streams, client requests, parked calls. */
+  calls: Correlation;
   auth: LaneAuth;
   sessions: Sessions;
   /** What each lane has open, against gateway.limits. */
@@ -39,11 +38,3 @@ export const rpcErrorData = (c: Exchange, r: Rejection, id: unknown, headers: Re
     r.status,
     headers,
   );
-
-/** The W3C trace context of the lane's HTTP request, carried into dispatch. */
-export const withTraceOf = (c: Exchange, d: McpHttpDeps): McpHttpDeps => {
-  const traceparent = c.req.header('traceparent');
-  if (!traceparent) return d;
-  const tracestate = c.req.header('tracestate');
-  return { ...d, trace: { traceparent, ...(tracestate ? { tracestate } : {}) } };
-};

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from '../mcp/resource-holders.js';
 import type { McpHttpDeps } from './http-deps.js';
+import { type CallContext, holderContext } from '../mcp/call-context.js';
 import type { ListenFilter } from '../mcp/sessions.js';
 import type { LaneClaims } from '../../auth/tokens.js';
 
@@ -35,11 +36,11 @@ const taggerOf =
   });
 
 interface Listening {
-  lane: string;
   req: RpcRequest;
   serverInfo: Params;
-  /** The deps as the stream's own holder of its resource subscriptions. */
-  dl: McpHttpDeps;
+  d: McpHttpDeps;
+  /** The stream's own context: it holds its resource subscriptions. */
+  x: CallContext;
   honored: ListenFilter;
   wanted: string[];
   tag: (params?: Params) => Params;
@@ -49,8 +50,8 @@ interface Listening {
 
 /** The stream: the acknowledgement; then, with nothing honored, the result at once; else the pumped changes until it ends. */
 const runListen = async (stream: SseStream, l: Listening): Promise<void> => {
-  const { lane, req, honored, tag } = l;
-  const granted = l.wanted.length > 0 ? await changeResources(l.dl, lane, l.wanted, true) : [];
+  const { req, honored, tag } = l;
+  const granted = l.wanted.length > 0 ? await changeResources(l.d, l.x, l.wanted, true) : [];
   if (granted.length > 0) honored.resourceSubscriptions = granted;
   await stream.writeSSE({
     event: 'message',
@@ -72,7 +73,7 @@ const runListen = async (stream: SseStream, l: Listening): Promise<void> => {
     await pumpSse(stream, l.q.source);
   } finally {
     l.stop();
-    if (granted.length > 0) void changeResources(l.dl, lane, granted, false);
+    if (granted.length > 0) void changeResources(l.d, l.x, granted, false);
   }
 };
 
@@ -96,7 +97,7 @@ export const listen = (c: Exchange, d: McpHttpDeps, lane: string, req: RpcReques
   const wanted = wantedOf(requested);
   // The stream is the holder of its resource subscriptions: they end with it.
   const holder = `listen-${randomUUID()}`;
-  const dl = { ...d, era: 'modern' as const, holder };
+  const x = holderContext(lane, 'modern', holder);
   const q = pumpQueue();
   const stop = d.sessions.listen(
     lane,
@@ -106,5 +107,5 @@ export const listen = (c: Exchange, d: McpHttpDeps, lane: string, req: RpcReques
     // A reload that revokes the token it was opened with ends the stream at once.
     { claims, close: q.close },
   );
-  return streamSse(c, (stream) => runListen(stream, { lane, req, serverInfo, dl, honored, wanted, tag, q, stop }));
+  return streamSse(c, (stream) => runListen(stream, { req, serverInfo, d, x, honored, wanted, tag, q, stop }));
 };

@@ -27,11 +27,11 @@ export const inputRound = async (d: McpHttpDeps, m: ModernCall): Promise<Record<
     pending.set(k, x.id);
     inputRequests[k] = { method: x.method, params: x.params };
   });
-  d.streams.end(s);
+  d.calls.streams.end(s);
   // If the lane never retries, its upstream call must not hang on unanswered questions.
-  const requestState = d.mrtr.park({ lane, callKey: m.callKey, done: m.done, stream: s, pending }, () => {
+  const requestState = d.calls.mrtr.park({ lane, callKey: m.callKey, done: m.done, stream: s, pending }, () => {
     for (const id of pending.values())
-      d.clientRequests.answer(lane, MODERN_CALL, { id, error: { code: ERR.timeout, message: 'the lane did not retry in time' } });
+      d.calls.clientRequests.answer(lane, MODERN_CALL, { id, error: { code: ERR.timeout, message: 'the lane did not retry in time' } });
   });
   return { jsonrpc: '2.0', id: m.req.id, result: { resultType: 'input_required', inputRequests, requestState } };
 };

@@ -8,6 +8,7 @@ import type { Replied } from './exchange.js';
 import { legacyVersionProblem, negotiate, SESSION_HEADER } from './legacy-version.js';
 import { type Post, rpcError } from './post-context.js';
 import { takeAnswerTurn, takeTurn } from './request-gate.js';
+import { callContextOf } from './call-context-of.js';
 
 /** initialize opens a session (never inside one: the SDK's server answers that with an error too). */
 const initialize = (p: Post, msg: RpcRequest, sid: string | undefined): Replied => {
@@ -52,7 +53,7 @@ const initialize = (p: Post, msg: RpcRequest, sid: string | undefined): Replied 
  * notifications and responses taken, its requests dispatched in their fair turn.
  */
 export const postLegacy = async (p: Post, reason: LegacyReason): Promise<Replied> => {
-  const { c, d, lane, claims, body, id } = p;
+  const { c, d, lane, body, id } = p;
   if (!accepts(c.req.header('accept'), 'text/event-stream'))
     return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json and text/event-stream', id);
   if (Array.isArray(body)) return rpcError(c, 400, ERR.invalidRequest, 'JSON-RPC batches are not supported');
@@ -65,9 +66,9 @@ export const postLegacy = async (p: Post, reason: LegacyReason): Promise<Replied
   const session = d.sessions.get(sid, lane);
   if (!session) return rpcError(c, 404, ERR.invalidRequest, 'Session not found', id);
   if (reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
-  if (reason === 'response') d.clientRequests.answer(lane, sid, body as { id?: unknown });
+  if (reason === 'response') d.calls.clientRequests.answer(lane, sid, body as { id?: unknown });
   if (reason === 'notification' || reason === 'response') return c.body(null, 202);
   const full = (await takeAnswerTurn(c, d, lane)) ?? (await takeTurn(c, d, lane));
   if (full) return full;
-  return answer(c, { ...d, tokenId: claims.jti }, lane, msg, sid, legacyRender(msg.id), p.text);
+  return answer(c, d, callContextOf(p, msg, sid), msg, legacyRender(msg.id));
 };

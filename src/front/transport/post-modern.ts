@@ -11,6 +11,7 @@ import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern
 import { modernResult } from './modern-result.js';
 import type { Post } from './post-context.js';
 import { hold, takeAnswerTurn, takeTurn } from './request-gate.js';
+import { callContextOf } from './call-context-of.js';
 
 type Modern = Extract<Classified, { kind: 'modern' }>;
 
@@ -69,16 +70,9 @@ export const postModern = async (p: Post, outcome: Modern): Promise<Replied> => 
   const full = (await takeAnswerTurn(c, d, lane)) ?? (await takeTurn(c, d, lane));
   if (full) return full;
   const serverInfo = d.serverInfo;
-  return answer(
-    c,
-    { ...d, tokenId: claims.jti },
-    lane,
-    req,
-    undefined,
-    (r) =>
-      r.error
-        ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
-        : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
-    p.text,
+  return answer(c, d, callContextOf(p, req, undefined), req, (r) =>
+    r.error
+      ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
+      : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
   );
 };

@@ -1,0 +1,100 @@
+import { CallStreams } from '../transport/call-streams.js';
+import type { CancellableCall, RequestId } from './call-context.js';
+import { ClientRequests } from './client-requests.js';
+import { Mrtr, REQUEST_STATE_TTL_MS } from './mrtr.js';
+
+/**
+ * What one cancellation reaches. A request: the lane's call with that id under that holder (a
+ * session), or for a 2026-07-28 request (no holder) the lane's one modern call with that id. A
+ * holder: everything a session has open. A lane: everything of the lane.
+ */
+export type CancelScope =
+  | { readonly of: 'request'; readonly lane: string; readonly holder: string | undefined; readonly id: RequestId }
+  | { readonly of: 'holder'; readonly lane: string; readonly holder: string }
+  | { readonly of: 'lane'; readonly lane: string };
+
+/**
+ * The front's one correlation table for its hop (lane <-> front): the calls in flight, the call
+ * streams their notifications find, the requests an upstream put to a lane's client that wait for
+ * an answer, and the 2026-07-28 calls parked for the lane's retry. Each is keyed by typed values
+ * (lane, holder, request id, progress token, gateway-made ids), never by strings joined together,
+ * and all of them are let go of through one path: `cancel`.
+ */
+export class Correlation {
+  /** Notifications of a call in flight find its response here (by lane and minted progress token). */
+  readonly streams = new CallStreams();
+  /** Requests of a lane's client, waiting for its answer (by gateway-made id). */
+  readonly clientRequests = new ClientRequests();
+  /** 2026-07-28 calls parked for the lane's retry with inputResponses (by the id sealed in requestState). */
+  readonly mrtr: Mrtr;
+  /**
+   * Calls in flight: lane, then the lane's request id, then the calls using that id at once (two
+   * holders of a lane may). The id is the lane's JSON value as parsed: 1 and "1" stay apart.
+   */
+  private readonly inflight = new Map<string, Map<RequestId, CancellableCall[]>>();
+
+  constructor(requestStateTtlMs = REQUEST_STATE_TTL_MS) {
+    this.mrtr = new Mrtr(requestStateTtlMs);
+  }
+
+  /** A call starts: the lane may cancel it until `release`. */
+  track(call: CancellableCall): void {
+    let ids = this.inflight.get(call.lane);
+    if (!ids) {
+      ids = new Map();
+      this.inflight.set(call.lane, ids);
+    }
+    const same = ids.get(call.id);
+    if (same) same.push(call);
+    else ids.set(call.id, [call]);
+  }
+
+  /** The call ended (answered, or its answer is no longer this module's concern). */
+  release(call: CancellableCall): void {
+    const ids = this.inflight.get(call.lane);
+    const same = ids?.get(call.id);
+    if (!ids || !same) return;
+    const i = same.indexOf(call);
+    if (i >= 0) same.splice(i, 1);
+    if (same.length === 0) ids.delete(call.id);
+  }
+
+  /** How many calls of the lane are in flight (for tests and gauges). */
+  inFlight(lane: string): number {
+    let n = 0;
+    for (const same of this.inflight.get(lane)?.values() ?? []) n += same.length;
+    return n;
+  }
+
+  /**
+   * The one cancellation path. Aborts the calls in scope (their upstream work is cancelled through
+   * their signal); a holder's or lane's end also fails the client requests only it could answer,
+   * and a lane's end drops its parked calls (their upstreams hear that no answer comes). Returns
+   * how many calls were aborted.
+   */
+  cancel(scope: CancelScope): number {
+    const calls = this.callsIn(scope);
+    for (const call of calls) call.abort.abort();
+    if (scope.of === 'holder') this.clientRequests.dropHolder(scope.lane, scope.holder);
+    if (scope.of === 'lane') {
+      this.clientRequests.dropLane(scope.lane);
+      this.mrtr.dropLane(scope.lane);
+    }
+    return calls.length;
+  }
+
+  private callsIn(scope: CancelScope): CancellableCall[] {
+    const ids = this.inflight.get(scope.lane);
+    if (!ids) return [];
+    if (scope.of === 'request') {
+      const same = ids.get(scope.id) ?? [];
+      if (scope.holder !== undefined) return same.filter((c) => c.holder === scope.holder);
+      // 2026-07-28: the cancel names an id, not its request. It cancels the lane's one modern call
+      // with that id; several at once are ambiguous, and none is cancelled rather than the wrong one.
+      const modern = same.filter((c) => c.holder === undefined);
+      return modern.length === 1 ? modern : [];
+    }
+    const all = [...ids.values()].flat();
+    return scope.of === 'lane' ? all : all.filter((c) => c.holder === scope.holder);
+  }
+}
