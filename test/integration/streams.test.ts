@@ -154,6 +154,42 @@ lanes:
     assert.ok(!readFileSync(marker, 'utf8').includes('completed'), 'the upstream work never completed');
   });
 
+  it('a call whose id is an integer beyond 2^53 is cancelled by that id, exactly (issue 19: ids kept exact)', async () => {
+    const token = await gw.token('a');
+    const h = await legacySession(gw.url, token);
+    const big = '12345678901234567891';
+    const started = Date.now();
+    const pending = fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","id":${big},"method":"tools/call","params":{"name":"fix_sleep","arguments":{"ms":4000}}}`,
+    });
+    let settled = false;
+    void pending.then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    // A neighbouring id that rounds to the same double must not cancel it; the exact one does.
+    const near = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567890,"reason":"user"}}`,
+    });
+    assert.equal(near.status, 202);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled, false, 'a cancel naming another id (the same double) left the call running');
+    const cancel = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${big},"reason":"user"}}`,
+    });
+    assert.equal(cancel.status, 202);
+    const text = await (await pending).text();
+    assert.ok(Date.now() - started < 3000, `the call ended before the upstream sleep would have (${Date.now() - started} ms)`);
+    assert.match(text, new RegExp(`"id":${big}[,}]`), 'the error answers the exact id');
+    assert.match(text, /-32800/);
+  });
+
   it("legacy: a session ended with DELETE stops its call in flight upstream; another session's call with the same id runs on", async () => {
     const { readFileSync, existsSync } = await import('node:fs');
     const token = await gw.token('a');

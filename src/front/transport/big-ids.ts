@@ -47,5 +47,19 @@ export const exactIdStandIn = (body: unknown, text: string): string | undefined 
   return digits === undefined ? undefined : `${MARK}${digits}`;
 };
 
+/**
+ * The stand-in for a notifications/cancelled's `requestId` that JSON.parse rounded: the call it
+ * names is served under a stand-in (exactIdStandIn), so the cancel must name that, not the rounded
+ * number. The digits are the body's `"requestId"` integer literal (a lane can only cancel its own calls).
+ */
+export const exactRequestIdStandIn = (body: unknown, text: string): string | undefined => {
+  const b = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+  const id = b?.params?.requestId;
+  if (b?.method !== 'notifications/cancelled' || typeof id !== 'number' || Number.isSafeInteger(id) || !Number.isInteger(id))
+    return undefined;
+  const digits = /"requestId"\s*:\s*(-?\d+)\s*[,}]/.exec(text)?.[1];
+  return digits === undefined ? undefined : `${MARK}${digits}`;
+};
+
 /** Answer text with every stand-in written back as the digits it stands for. */
 export const restoreExactIds = (text: string): string => text.replace(WRITTEN, '$1');

@@ -8,7 +8,7 @@ import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
 import { boundedBody, hold, paceFor, takeByteTurn } from './request-gate.js';
 import { classifyInbound } from './classify.js';
-import { exactIdStandIn } from './big-ids.js';
+import { exactIdStandIn, exactRequestIdStandIn } from './big-ids.js';
 import { type Post, rpcError } from './post-context.js';
 import { postModern } from './post-modern.js';
 import { postLegacy } from './post-legacy.js';
@@ -58,6 +58,9 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
     (body as { id: unknown }).id = standIn;
     c.exactIds = true;
   }
+  // A cancel names such a call by its stand-in too.
+  const cancelled = exactRequestIdStandIn(body, text);
+  if (cancelled !== undefined) (body as { params: { requestId: unknown } }).params.requestId = cancelled;
   const outcome = classifyInbound({
     body,
     protocolVersionHeader: c.req.header('mcp-protocol-version'),
