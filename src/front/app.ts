@@ -53,7 +53,9 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
   gw.sessions.onEnd = (s) => {
     gw.calls.cancel({ of: 'holder', lane: s.lane, holder: s.id });
     if (s.resources.size > 0) void changeResources(d, holderContext(s.lane, 'legacy', s.id), [...s.resources], false);
-    // Its tasks too: each running host of the lane cancels the ones the session held.
+    // Its tasks too: each running host of the lane cancels the ones the session held (a session
+    // that never asked for a task holds none, and costs its hosts no message).
+    if (!s.tasked) return;
     const running = new Set(gw.hosts.running());
     for (const key of hostsForLane(gw.policy, s.lane).keys())
       if (running.has(key)) void gw.hosts.request(key, LINK.sessionEnded, { lane: s.lane, holder: s.id }, 5000).catch(() => undefined);

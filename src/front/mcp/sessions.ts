@@ -17,6 +17,8 @@ export interface Session {
   resources: Set<string>;
   /** The token it was opened with: revoking it (or the lane) ends the session and its stream. */
   claims: LaneClaims;
+  /** A request of it asked for a task: its hosts are told when it ends (they cancel the tasks it holds). */
+  tasked?: boolean;
   /** What its client declared at initialize (client-side tasks are asked of it only if declared). */
   capabilities?: Record<string, unknown>;
 }

@@ -70,5 +70,6 @@ export const postLegacy = async (p: Post, reason: LegacyReason): Promise<Replied
   if (reason === 'notification' || reason === 'response') return c.body(null, 202);
   const full = (await takeAnswerTurn(c, d, lane)) ?? (await takeTurn(c, d, lane));
   if (full) return full;
+  if (msg.params?.task !== undefined) session.tasked = true;
   return answer(c, d, callContextOf(p, msg, sid), msg, legacyRender(msg.id));
 };
