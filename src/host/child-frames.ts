@@ -48,6 +48,9 @@ export class ChildFrames {
       const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, route.lane, n.method, n.params ?? {}) : n.params;
       if (seen) this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...seen } });
     } else if (route.kind === 'hazard' && slot) {
+      // Progress for a call this very child served, after the call ended: late, not foreign. Dropped.
+      const was = this.d.progress.retiredCall(n.params?.progressToken);
+      if (was !== undefined && was.child === scope.key) return;
       this.hazard(slot, 'unattributable_notification', `progress for unknown token ${String(n.params?.progressToken)}`);
     } else if (route.kind === 'resource_updated' && slot) {
       const uri = String(n.params?.uri ?? '');
@@ -94,10 +97,13 @@ export class ChildFrames {
     );
     this.d.out.notify(LINK.hazard, { server, code });
     const wasShared = slot.placement === 'shared';
-    void slot.retreat().then(() => {
-      this.d.onRetreated(server);
-      if (wasShared) this.d.out.notify(LINK.placed, { server, change: 'retreated', at: Date.now() });
-      this.d.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: server, [META.lanes]: 'all' } });
-    });
+    // Recycled at once (a child that misbehaved serves no more), so calls still on it fail: told why.
+    void slot
+      .retreat(`the shared process of "${server}" was stopped after a ${code} hazard; call again: it runs on a process of this lane's own`)
+      .then(() => {
+        this.d.onRetreated(server);
+        if (wasShared) this.d.out.notify(LINK.placed, { server, change: 'retreated', at: Date.now() });
+        this.d.out.notify('notifications/tools/list_changed', { _meta: { [META.server]: server, [META.lanes]: 'all' } });
+      });
   }
 }

@@ -77,7 +77,7 @@ export const forward = async (
   // A task-augmented call: the task is recorded as this lane's and session's, under an id of ours.
   const who = { lane, holder, era };
   const call = await d.tasks.asTask(slot, conn, () => d.vettedSurface(slot, lane, era).catch(() => undefined), who, method, params);
-  const tracked = d.progress.track(lane, meta?.progressToken);
+  const tracked = d.progress.track(lane, meta?.progressToken, slot.keyFor(lane, era));
   const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
   const wire = d.tripwire.sent(slot, lane, conn, call.params);
   try {

@@ -11,17 +11,32 @@
  */
 const FRONT_MINTED = 'lgp-';
 
+/** How many ended calls' tokens are remembered (their lanes), oldest forgotten first. */
+const RETIRED_MAX = 4096;
+
 export class ProgressTokens {
-  private readonly owners = new Map<string, { lane: string; token: string | number }>();
+  private readonly owners = new Map<string, { lane: string; token: string | number; child?: string | undefined }>();
+  /**
+   * Tokens of calls that ended (answered, cancelled, timed out, their client gone), with their
+   * lane: an upstream that ignores cancellation goes on reporting progress for them (attack round
+   * 8: server-everything's long-running tool did, and each such line was taken for a cross-lane
+   * hazard that stopped the shared child). Such a line belongs to a known call of a known lane and
+   * is dropped; only a token never handed out here stays unattributable.
+   */
+  private readonly retired = new Map<string, { lane: string; child: string | undefined }>();
   private next = 1;
 
-  /** The token to send upstream for this call, or undefined when the lane asked for no progress. */
-  track(lane: string, token: unknown): string | undefined {
+  /**
+   * The token to send upstream for this call, or undefined when the lane asked for no progress.
+   * `child`: the key of the child it goes to (an ended call's late progress is known only from there).
+   */
+  track(lane: string, token: unknown, child?: string): string | undefined {
     if (typeof token !== 'string' && typeof token !== 'number') return undefined;
     let mine = typeof token === 'string' && token.startsWith(FRONT_MINTED) ? token : undefined;
     // Bounded: each pass skips one token held by a call in flight.
     while (mine === undefined || this.owners.has(mine)) mine = `${FRONT_MINTED}h${this.next++}`;
-    this.owners.set(mine, { lane, token });
+    this.owners.set(mine, child === undefined ? { lane, token } : { lane, token, child });
+    this.retired.delete(mine);
     return mine;
   }
 
@@ -30,6 +45,16 @@ export class ProgressTokens {
   }
 
   release(token: string | undefined): void {
-    if (token !== undefined) this.owners.delete(token);
+    if (token === undefined) return;
+    const o = this.owners.get(token);
+    if (!o) return;
+    this.owners.delete(token);
+    this.retired.set(token, { lane: o.lane, child: o.child });
+    if (this.retired.size > RETIRED_MAX) this.retired.delete(this.retired.keys().next().value as string);
+  }
+
+  /** The lane and child of an ended call that held this token, while it is remembered. */
+  retiredCall(token: unknown): { lane: string; child: string | undefined } | undefined {
+    return typeof token === 'string' ? this.retired.get(token) : undefined;
   }
 }

@@ -86,12 +86,13 @@ export class ServerSlot {
   }
 
   /** Retreat to dedicated AT ONCE: recycle the shared children; every lane's next call gets its own. */
-  async retreat(): Promise<void> {
+  /** To dedicated children at once; the shared child stops, and calls still on it fail with `why` when given. */
+  async retreat(why?: string): Promise<void> {
     if (this.placement === 'dedicated') return;
     this.placement = 'dedicated';
     this.waiting.clear();
     const shared = [...this.instances].filter(([, i]) => i.lane === undefined).map(([k]) => k);
-    await Promise.all(shared.map((k) => this.stopInstance(k)));
+    await Promise.all(shared.map((k) => this.stopInstance(k, why)));
   }
 
   /** The link era a lane request of `era` uses with this server. */
@@ -247,7 +248,7 @@ export class ServerSlot {
     inst.idleTimer.unref();
   }
 
-  private async stopInstance(key: string): Promise<void> {
+  private async stopInstance(key: string, why?: string): Promise<void> {
     const inst = this.instances.get(key);
     if (!inst) return;
     inst.stopping = true;
@@ -255,7 +256,7 @@ export class ServerSlot {
     inst.idleTimer = undefined;
     if (inst.restartTimer) clearTimeout(inst.restartTimer);
     const conn = inst.conn ?? (await inst.starting?.catch(() => undefined));
-    if (conn) await conn.stop();
+    if (conn) await conn.stop(why);
     if (this.instances.get(key) === inst) this.instances.delete(key);
   }
 

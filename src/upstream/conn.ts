@@ -34,7 +34,8 @@ export interface UpstreamConn {
     signal?: AbortSignal,
   ): Promise<Record<string, unknown>>;
   notify(method: string, params?: Record<string, unknown>): void;
-  stop(): Promise<void>;
+  /** Stops it; calls still waiting on it fail with `reason` when one is given (why it was stopped under them). */
+  stop(reason?: string): Promise<void>;
 }
 
 export const CLIENT_INFO = { name: 'lanegate', version: VERSION };

@@ -111,8 +111,10 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
     peer.close(`upstream process ended (${how})`, 'crashed');
     ev.onExit(how);
   });
-  const stop = async (): Promise<void> => {
-    if (!exited) await stopPiped(proc, STOP_GRACE_MS, KILL_AFTER_MS);
+  const stop = async (reason?: string): Promise<void> => {
+    if (exited) return;
+    if (reason) peer.close(reason, 'crashed');
+    await stopPiped(proc, STOP_GRACE_MS, KILL_AFTER_MS);
   };
   const envelope = modernEnvelope(opts.clientInfo ?? CLIENT_INFO, opts.capabilities);
   const shaken = await handshake(peer, envelope, { ...opts, initTimeoutMs: opts.initTimeoutMs ?? 20_000 });
