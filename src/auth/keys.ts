@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { exportJWK, generateKeyPair, importJWK, type CryptoKey, type JWK } from 'jose';
 import { LanegateError } from '../errors.js';
+import { writeAtomic } from '../records/atomic.js';
 
 /**
  * Lane-token signing keys live in `<stateDir>/keys`: `<kid>.private.jwk` (0600) is read only by
@@ -43,8 +44,10 @@ export const rotateSigningKey = async (stateDir: string): Promise<string> => {
   const { publicKey, privateKey } = await generateKeyPair('EdDSA', { crv: 'Ed25519', extractable: true });
   const priv = { ...(await exportJWK(privateKey)), kid, alg: 'EdDSA', use: 'sig' };
   const pub = { ...(await exportJWK(publicKey)), kid, alg: 'EdDSA', use: 'sig' };
-  writeFileSync(path.join(dir, kid + PRIVATE_SUFFIX), JSON.stringify(priv), { mode: 0o600, flag: 'wx' });
-  writeFileSync(path.join(dir, kid + PUBLIC_SUFFIX), JSON.stringify(pub), { mode: 0o644, flag: 'wx' });
+  // Whole or not at all (the front's state watcher may read the directory at any moment); a new kid
+  // is random and timestamped, so no existing key is ever replaced.
+  writeAtomic(path.join(dir, kid + PRIVATE_SUFFIX), JSON.stringify(priv), 0o600);
+  writeAtomic(path.join(dir, kid + PUBLIC_SUFFIX), JSON.stringify(pub), 0o644);
   return kid;
 };
 
@@ -128,6 +131,8 @@ export const rotateKeys = async (
   const kid = await rotateSigningKey(stateDir);
   const acceptedUntil = new Date(Math.floor(now / 1000 + keepOldS) * 1000).toISOString();
   const retired = before.filter((k) => !already.has(k)).map((k) => ({ kid: k, acceptedUntil }));
-  for (const r of retired) writeFileSync(path.join(dir, r.kid + UNTIL_SUFFIX), `${JSON.stringify({ acceptedUntil })}\n`, { mode: 0o644 });
+  // Atomic: the state watcher that read a half-written .until failed closed and ended the sessions
+  // of a key still accepted (a full test run caught it: lane-limits' key rotation).
+  for (const r of retired) writeAtomic(path.join(dir, r.kid + UNTIL_SUFFIX), `${JSON.stringify({ acceptedUntil })}\n`, 0o644);
   return { kid, retired };
 };
