@@ -24,6 +24,7 @@ import type { GateDeps } from './call-gate.js';
 import { type ForwardDeps, forward } from './forward.js';
 import { hostSlotHooks } from './slot-hooks.js';
 import { SecretGate } from './secret-gate.js';
+import { Coalescer } from './coalesce.js';
 import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
 import { absenceOf } from './absence.js';
@@ -47,6 +48,7 @@ export class Host {
   private readonly refused = new Map<string, string>();
   private readonly guard: HostGuard;
   private readonly progress = new ProgressTokens();
+  private readonly relists = new Coalescer();
   private readonly resources = new ResourceRelay((server) => this.slots.get(server)?.config.callTimeoutMs ?? 30_000);
   private readonly frames: ChildFrames;
   /** Upstreams withheld because their inventory drifted and the policy says onDrift: withhold. */
@@ -290,8 +292,12 @@ export class Host {
     const lanes = scope.lanes;
     const lane = lanes === 'all' ? Object.keys(this.cfg.lanes).find((l) => this.cfg.lanes[l]?.includes(server)) : lanes[0];
     const tell = (): void => this.out.notify(method, { _meta: { [META.server]: server, [META.lanes]: lanes } });
-    if (slot && lane) void this.vettedSurface(slot, lane, scope.era).then(tell, tell);
-    else tell();
+    if (!slot || !lane) {
+      tell();
+      return;
+    }
+    // Re-vetted and told at most a few times a second per child, the last time after the last change.
+    this.relists.run(`${server}\0${scope.key}\0${method}`, () => this.vettedSurface(slot, lane, scope.era).then(tell, tell));
   }
 
   async close(): Promise<void> {

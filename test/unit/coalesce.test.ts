@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Coalescer } from '../../src/host/coalesce.js';
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('list_changed re-vets, coalesced (attack round 8, finding 7)', () => {
+  it('a burst of 200 asks runs the job twice (the first, and one after), and the last one runs after the last ask', async () => {
+    const c = new Coalescer(30);
+    let runs = 0;
+    let seen = 0;
+    let value = 0;
+    const job = async (): Promise<void> => {
+      runs += 1;
+      await sleep(5);
+      seen = value;
+    };
+    for (let i = 1; i <= 200; i += 1) {
+      value = i;
+      c.run('every\0shared', job);
+    }
+    await sleep(150);
+    assert.equal(runs, 2);
+    assert.equal(seen, 200, 'the trailing run saw the last change');
+  });
+
+  it('keys are independent, and a quiet key runs at once again after its gap', async () => {
+    const c = new Coalescer(20);
+    const runs: string[] = [];
+    c.run('a', async () => void runs.push('a'));
+    c.run('b', async () => void runs.push('b'));
+    await sleep(60);
+    c.run('a', async () => void runs.push('a2'));
+    await sleep(5);
+    assert.deepEqual(runs, ['a', 'b', 'a2']);
+  });
+
+  it('a job that fails does not stop the next one', async () => {
+    const c = new Coalescer(10);
+    let runs = 0;
+    const job = async (): Promise<void> => {
+      runs += 1;
+      throw new Error('listing failed');
+    };
+    c.run('k', job);
+    c.run('k', job);
+    await sleep(50);
+    assert.equal(runs, 2);
+  });
+});
