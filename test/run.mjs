@@ -26,11 +26,12 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
  * on how fast its processes are scheduled, which other files' processes would distort. (fuzz.test.ts
  * runs in phase 1: what it bounds is the front's heap and RSS growth once settled, not a peak, and
  * it samples for up to 45 s until they settle; cancellation.test.ts holds the one timed test of what
- * was streams.test.ts, whose other tests assert only which messages arrive.)
+ * was streams.test.ts, whose other tests assert only which messages arrive; lane-limits-timed.test.ts
+ * likewise holds the timed and peak-memory tests of lane-limits.test.ts.)
  */
 const SERIAL = new Map([
   ['byte-limits.test.ts', "bounds the front's and the host's peak RSS under 24 MB answers; a refusal within 2 s"],
-  ['lane-limits.test.ts', "bounds the front's peak RSS (VmHWM) growth; a call cap checked 300 ms after its calls were sent"],
+  ['lane-limits-timed.test.ts', "bounds the front's peak RSS (VmHWM) growth; a call cap 300 ms and a cancel 200 ms after their calls"],
   ['token-lifecycle.test.ts', 'a revocation or key change takes effect within 1 s'],
   ['cancellation.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have'],
   ['records-kill9.test.ts', 'its writer must make progress between SIGKILLs 0-40 ms apart'],
