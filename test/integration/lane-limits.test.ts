@@ -10,6 +10,15 @@ const POLICY = (revoked: string[] = []) => `${policyHead(`  limits: { streamsPer
 ${fixtureTwoLanes()}revokedTokenIds: ${JSON.stringify(revoked)}
 `;
 
+/** A time limit whose timer can be let go once what it bounds has happened (a pending timer holds the file open). */
+const deadline = (ms: number): { passed: Promise<void>; clear: () => void } => {
+  let timer: NodeJS.Timeout | undefined;
+  const passed = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return { passed, clear: () => clearTimeout(timer) };
+};
+
 /** A session's GET stream; `closed` resolves when the front ends it. */
 const getStream = async (url: string, h: Record<string, string>) => {
   const ac = new AbortController();
@@ -178,10 +187,12 @@ describe('no lane can hurt the front or another lane', () => {
     writeFileSync(gw.policyFile, POLICY([jti]));
     const reload = await cli(['reload', '--policy', gw.policyFile, '--url', gw.url]);
     assert.equal(reload.exitCode, 0, String(reload.stderr));
+    const d1 = deadline(5000);
     await Promise.race([
       Promise.all([gd.closed, listenDone]),
-      sleep(5000).then(() => assert.fail('a stream of the revoked token stayed open')),
+      d1.passed.then(() => assert.fail('a stream of the revoked token stayed open')),
     ]);
+    d1.clear();
     const after = await fetch(gw.url, {
       method: 'POST',
       headers: { ...hd, authorization: `Bearer ${ta}` },
@@ -220,7 +231,9 @@ describe('no lane can hurt the front or another lane', () => {
     // The grace ends (as if the date had passed): the old key's tokens and what they opened end.
     writeFileSync(`${gw.stateDir}/keys/${oldKid[1]}.until`, JSON.stringify({ acceptedUntil: new Date(Date.now() - 1000).toISOString() }));
     assert.equal((await cli(['reload', '--policy', gw.policyFile, '--url', gw.url])).exitCode, 0);
-    await Promise.race([g.closed, sleep(5000).then(() => assert.fail('the stream of a retired key stayed open'))]);
+    const d2 = deadline(5000);
+    await Promise.race([g.closed, d2.passed.then(() => assert.fail('the stream of a retired key stayed open'))]);
+    d2.clear();
     assert.equal((await modernPost(gw.url, old, 2, 'tools/list')).status, 401);
     assert.equal((await modernPost(gw.url, fresh, 3, 'tools/list')).status, 200);
   });
