@@ -2,9 +2,10 @@
 // reported as one run by node's reporter (spec on a terminal, TAP otherwise, as `node --test`
 // chooses), with node's summary (tests, suites, pass, fail, ...) once at the end, summed.
 //
-// 1. Unit files (pure) and the integration files that are independent of each other (each starts
-//    its own gateway on port 0 in its own temp dir) run in parallel, CONCURRENCY files at a time.
-//    Each phase's start is printed as a diagnostic line (`phase N at S s: ...`).
+// 1. The integration files that are independent of each other (each starts its own gateway on
+//    port 0 in its own temp dir) run in parallel, CONCURRENCY files at a time, and beside them the
+//    unit files (pure), all in one process. Each phase's start is printed as a diagnostic line
+//    (`phase N at S s: ...`).
 // 2. The files in SERIAL run one at a time, after phase 1, on a machine otherwise quiet: they
 //    assert a memory bound or a duration, which other files' processes would distort.
 //
