@@ -1,4 +1,4 @@
-// The test suite's runner (npm test runs it after the build): node's own test runner, in two phases
+// The test suite's runner (npm test runs it after the build): node's own test runner, in three phases
 // reported as one run by node's reporter (spec on a terminal, TAP otherwise, as `node --test`
 // chooses), with node's summary (tests, suites, pass, fail, ...) once at the end, summed.
 //
@@ -7,7 +7,8 @@
 //    unit files (pure), all in one process. Each phase's start is printed as a diagnostic line
 //    (`phase N at S s: ...`).
 // 2. The files in SERIAL run one at a time, after phase 1, on a machine otherwise quiet: they
-//    assert a memory bound or a duration, which other files' processes would distort.
+//    assert a memory peak or a rate, which other files' processes would distort.
+// 3. The files in TIMED (a duration with a wide margin) run two at a time, after phase 2.
 //
 // Run it as `node --import tsx test/run.mjs [file ...]` (the child processes inherit --import tsx);
 // given files, it runs only those, each in its phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's
@@ -23,20 +24,32 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Integration files that run alone, and why: each asserts a duration or a memory peak that depends
- * on how fast its processes are scheduled, which other files' processes would distort. (fuzz.test.ts
- * runs in phase 1: what it bounds is the front's heap and RSS growth once settled, not a peak, and
- * it samples for up to 45 s until they settle; cancellation.test.ts holds the one timed test of what
- * was streams.test.ts, whose other tests assert only which messages arrive; lane-limits-timed.test.ts
- * likewise holds the timed and peak-memory tests of lane-limits.test.ts.)
+ * Integration files that run alone (phase 2, one at a time), and why: each asserts a memory peak or
+ * a rate that depends on how fast its processes are scheduled, which other files' processes would
+ * distort. (fuzz.test.ts runs in phase 1: what it bounds is the front's heap and RSS growth once
+ * settled, not a peak, and it samples for up to 45 s until they settle.)
  */
 const SERIAL = new Map([
   ['byte-limits.test.ts', "bounds the front's and the host's peak RSS under 24 MB answers; a refusal within 2 s"],
-  ['lane-limits-timed.test.ts', "bounds the front's peak RSS (VmHWM) growth; a call cap 300 ms and a cancel 200 ms after their calls"],
-  ['token-lifecycle.test.ts', 'a revocation or key change takes effect within 1 s'],
-  ['cancellation.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have'],
-  ['records-kill9.test.ts', 'its writer must make progress between SIGKILLs 0-40 ms apart'],
+  ['records-kill9.test.ts', 'its writer must make progress between SIGKILLs 0-40 ms apart (it barely does on a loaded machine)'],
 ]);
+
+/**
+ * Integration files with a timed check that run after phase 1 (phase 3), two at a time but never
+ * beside phase 1 or a file of SERIAL: what each bounds is several times what it measures alone, yet
+ * phase 1's load could reach it. They hold the timed tests of files whose others run in phase 1
+ * (cancellation.test.ts of streams, lane-limits-timed.test.ts of lane-limits).
+ */
+const TIMED = new Map([
+  ['token-lifecycle.test.ts', 'a revocation or key change takes effect within 1 s (~150 ms measured; the state is polled every 250 ms)'],
+  [
+    'lane-limits-timed.test.ts',
+    "the front's peak RSS (VmHWM) under a 100 MiB body; a call cap 300 ms and a cancel 200 ms after their calls",
+  ],
+  ['cancellation.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have (~0.4 s measured)'],
+]);
+/** Phase 3's concurrency. */
+const TIMED_CONCURRENCY = 2;
 
 /**
  * Phase 1 starts its longest files first (measured alone and in a full run on the shared 2-core
@@ -90,7 +103,9 @@ const rank = (f) => {
 const all = [...listed('test/integration'), ...listed('test/unit')]
   .filter((f) => wanted.length === 0 || wanted.includes(f))
   .sort((a, b) => rank(a) - rank(b));
-const isSerial = (f) => path.dirname(f) === path.join(ROOT, 'test/integration') && SERIAL.has(path.basename(f));
+const isIntegration = (f) => path.dirname(f) === path.join(ROOT, 'test/integration');
+const isSerial = (f) => isIntegration(f) && SERIAL.has(path.basename(f));
+const isTimed = (f) => isIntegration(f) && TIMED.has(path.basename(f));
 
 /**
  * The unit files run in ONE process, imported in order by an entry written to a temp dir: they are
@@ -104,11 +119,12 @@ const unitFiles = all.filter(isUnit);
 const unitDir = unitFiles.length > 1 ? mkdtempSync(path.join(tmpdir(), 'lanegate-units-')) : undefined;
 const unitEntry = unitDir && path.join(unitDir, 'unit.test.mjs');
 if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(pathToFileURL(f).href)};\n`).join(''));
-const parallel = all.filter((f) => !isSerial(f) && !(unitEntry && isUnit(f)));
+const parallel = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && isUnit(f)));
 if (unitEntry) parallel.splice(Math.min(2, parallel.length), 0, unitEntry);
 const phases = [
   { files: parallel, concurrency: CONCURRENCY },
   { files: all.filter(isSerial), concurrency: 1 },
+  { files: all.filter(isTimed), concurrency: TIMED_CONCURRENCY },
 ].filter((p) => p.files.length > 0);
 
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
@@ -118,7 +134,7 @@ const times = {};
 const started = performance.now();
 
 /**
- * Both phases' events in order, as one run: each phase's own summary and plan are held back (the
+ * The phases' events in order, as one run: each phase's own summary and plan are held back (the
  * totals and one plan come at the end) and its top-level tests are numbered on from the last phase's.
  */
 async function* events() {
