@@ -1,0 +1,120 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { legacySession } from '../helpers/mcp.js';
+import { waitFor } from '../helpers/procs.js';
+
+/**
+ * A lane's notifications/cancelled reaches the upstream call and ends it. It runs alone (test/run.mjs
+ * SERIAL): the call must end within 3 s, before the upstream's 4 s sleep would have.
+ */
+describe('cancellation propagates to the upstream call', () => {
+  let gw: RunningGateway;
+  let marker: string;
+  before(async () => {
+    const { tempDir } = await import('../helpers/gateway.js');
+    marker = `${tempDir('marker')}/sleep.log`;
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--marker", "${marker}"] } }
+lanes:
+  a: { servers: [fix] }
+`);
+  });
+  after(async () => gw.stop());
+
+  it('legacy: notifications/cancelled stops the upstream work; nothing completes later', async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const token = await gw.token('a');
+    const h = await legacySession(gw.url, token);
+    await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'fix_echo', arguments: { text: 'warm' } } }),
+    });
+    const started = Date.now();
+    const pending = fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'fix_sleep', arguments: { ms: 4000 } } }),
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const cancel = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 3, reason: 'user' } }),
+    });
+    assert.equal(cancel.status, 202);
+    const res = await pending;
+    const body = (await res.json()) as { error?: { code: number } };
+    assert.ok(Date.now() - started < 3000, 'the call ended before the upstream sleep would have');
+    assert.equal(body.error?.code, -32800);
+    const seen = await waitFor(() => existsSync(marker) && readFileSync(marker, 'utf8').includes('cancelled'), 3000);
+    assert.ok(seen, 'the upstream received the cancellation');
+    await new Promise((r) => setTimeout(r, 4200 - (Date.now() - started)));
+    assert.ok(!readFileSync(marker, 'utf8').includes('completed'), 'the upstream work never completed');
+  });
+
+  it('a call whose id is an integer beyond 2^53 is cancelled by that id, exactly (issue 19: ids kept exact)', async () => {
+    const token = await gw.token('a');
+    const h = await legacySession(gw.url, token);
+    const big = '12345678901234567891';
+    const started = Date.now();
+    const pending = fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","id":${big},"method":"tools/call","params":{"name":"fix_sleep","arguments":{"ms":4000}}}`,
+    });
+    let settled = false;
+    void pending.then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    // A neighbouring id that rounds to the same double must not cancel it; the exact one does.
+    const near = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":12345678901234567890,"reason":"user"}}`,
+    });
+    assert.equal(near.status, 202);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal(settled, false, 'a cancel naming another id (the same double) left the call running');
+    const cancel = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${big},"reason":"user"}}`,
+    });
+    assert.equal(cancel.status, 202);
+    const text = await (await pending).text();
+    assert.ok(Date.now() - started < 3000, `the call ended before the upstream sleep would have (${Date.now() - started} ms)`);
+    assert.match(text, new RegExp(`"id":${big}[,}]`), 'the error answers the exact id');
+    assert.match(text, /-32800/);
+  });
+
+  it("legacy: a session ended with DELETE stops its call in flight upstream; another session's call with the same id runs on", async () => {
+    const { readFileSync, existsSync } = await import('node:fs');
+    const token = await gw.token('a');
+    const doomed = await legacySession(gw.url, token);
+    const kept = await legacySession(gw.url, token);
+    const sleepCall = (h: Record<string, string>, ms: number) =>
+      fetch(gw.url, {
+        method: 'POST',
+        headers: h,
+        body: JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { name: 'fix_sleep', arguments: { ms } } }),
+      }).then((r) => r.text());
+    const seenBefore = existsSync(marker) ? readFileSync(marker, 'utf8').length : 0;
+    const lines = (): string[] => (existsSync(marker) ? readFileSync(marker, 'utf8').slice(seenBefore).split('\n').filter(Boolean) : []);
+    const started = Date.now();
+    const gone = sleepCall(doomed, 4000).catch(() => '');
+    const stays = sleepCall(kept, 1500);
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((await fetch(gw.url, { method: 'DELETE', headers: doomed })).status, 200);
+    assert.ok(await waitFor(() => lines().includes('cancelled'), 3000), 'the upstream received the cancellation');
+    assert.ok(Date.now() - started < 3000, 'cancelled before the upstream sleep would have ended');
+    assert.match(await stays, /slept/, "the other session's call with the same id was not touched");
+    await gone;
+    await new Promise((r) => setTimeout(r, Math.max(0, 4300 - (Date.now() - started))));
+    assert.deepEqual(lines().sort(), ['cancelled', 'completed'], "only the other session's call completed upstream");
+  });
+});
