@@ -1,7 +1,8 @@
 import { shannon, isPlaceholder } from './entropy.js';
 import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
-import { MAX_HITS, PACED_CHARS, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
+import { normalise } from './normalise.js';
+import { MAX_HITS, PACED_CHARS, readingThrough, redactText, scanRules, scanTextPaced, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
 export interface SecretFinding {
@@ -37,6 +38,16 @@ const pathOf = (root: string, n: Node): string => {
 
 /** A string value next to a credential's name that looks like one (the JSON form of `api_key: …`). */
 const secretByName = (name: string, value: string): string | undefined => {
+  // Only a value long enough to be one is read again through disguises (ｐａｓｓｗｏｒｄ, a zero-width space).
+  if (value.length < 16 || value.length > 4096) return undefined;
+  const plain = byName(name, value);
+  if (plain) return plain;
+  const n = normalise(name);
+  const v = normalise(value);
+  return n || v ? byName(n?.text ?? name, v?.text ?? value) : undefined;
+};
+
+const byName = (name: string, value: string): string | undefined => {
   if (value.length < 16 || value.length > 4096 || /\s/.test(value) || !isSecretName(name)) return undefined;
   if (isPlaceholder(value) || shannon(value) < 3.5 || !/\d/.test(value)) return undefined;
   return /secret[_-]?access[_-]?key/i.test(name) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws_secret_access_key' : 'generic_secret';
@@ -84,9 +95,11 @@ export class SecretDetector {
 
   /** Every hit in one string (rules first, then injected values, which no `ignore` turns off). */
   text(s: string, ignore?: ReadonlySet<string>): TextHit[] {
-    const hits = scanText(s, ignore);
-    if (this.injected.size > 0) for (const h of this.injected.find(s)) hits.push(h);
-    return hits;
+    return readingThrough(s, (t) => {
+      const hits = scanRules(t, ignore);
+      if (this.injected.size > 0) for (const h of this.injected.find(t)) hits.push(h);
+      return hits;
+    });
   }
 
   /** Every secret in a JSON value, with where it is. Iterative (any depth), linear in the value's size. */
@@ -116,7 +129,7 @@ export class SecretDetector {
         if (!f.open) break;
         const s = n.v as string;
         for (const h of await scanTextPaced(s, ignore, pause)) f.add(h.rule, n);
-        if (this.injected.size > 0) for (const h of this.injected.find(s)) f.add(h.rule, n);
+        if (this.injected.size > 0) for (const h of readingThrough(s, (t) => this.injected.find(t))) f.add(h.rule, n);
       }
       return f.out;
     })();

@@ -1,3 +1,4 @@
+import { type Normalised, normalise } from './normalise.js';
 import { accepts, RULES, type SecretRule } from './rules.js';
 
 /** One secret found in one string: which rule, and where (for redaction; never logged). */
@@ -62,12 +63,8 @@ const lowerOf = (text: string): (() => string) => {
   };
 };
 
-/**
- * Every secret the rules find in one string. Pure and linear: a rule runs only when one of its
- * keywords is present, and each pattern is linear by construction (see rules.ts). `ignore` names
- * rules a server's policy turned off.
- */
-export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] => {
+/** The rules' hits in one string as it is (scanText without reading through disguises). */
+export const scanRules = (text: string, ignore?: ReadonlySet<string>): TextHit[] => {
   if (clean(text)) return [];
   const lower = lowerOf(text);
   const hits: TextHit[] = [];
@@ -75,20 +72,48 @@ export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] 
   return hits;
 };
 
+/**
+ * `hits` (found in a string as it is), and `more` (found in its normalised form `n`) at their ranges
+ * in the original, each once, bounded by MAX_HITS. Both, not the normalised alone: removing a hidden
+ * character can join a token to the word before it and so hide it from a boundary check.
+ */
+export const withNormalised = (hits: TextHit[], n: Normalised, more: readonly TextHit[]): TextHit[] => {
+  if (more.length === 0) return hits;
+  const seen = new Set(hits.map((h) => `${h.rule} ${h.start} ${h.end}`));
+  for (const h of more) {
+    if (hits.length >= MAX_HITS) break;
+    const [start, end] = n.map.range(h.start, h.end);
+    const id = `${h.rule} ${start} ${end}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      hits.push({ rule: h.rule, start, end });
+    }
+  }
+  return hits;
+};
+
+/**
+ * Hits of `scan` in a string and in what it reads as with hidden characters removed and
+ * compatibility forms folded to ASCII (normalise.ts), at ranges of the original string.
+ */
+export const readingThrough = (text: string, scan: (s: string) => TextHit[]): TextHit[] => {
+  const hits = scan(text);
+  const n = normalise(text);
+  return n ? withNormalised(hits, n, scan(n.text)) : hits;
+};
+
+/**
+ * Every secret the rules find in one string, also through disguises (a zero-width space or soft
+ * hyphen inside a token, full-width or other compatibility letters). Pure and linear: a rule runs
+ * only when one of its keywords is present, and each pattern is linear by construction (see
+ * rules.ts). `ignore` names rules a server's policy turned off.
+ */
+export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] => readingThrough(text, (s) => scanRules(s, ignore));
+
 /** Strings at least this long are scanned a rule at a time by `scanTextPaced`. */
 export const PACED_CHARS = 256 * 1024;
 
-/**
- * scanText for a long string, pausing (`pause`, e.g. a turn of the event loop) before each rule:
- * each rule is one pass of well under a millisecond a MB, so other lanes' messages are handled
- * between the passes instead of waiting for all of them (issue 19: a 3.9 MB answer's scan was one
- * 9 ms block). The same rules in the same order: the same hits as scanText.
- */
-export const scanTextPaced = async (
-  text: string,
-  ignore: ReadonlySet<string> | undefined,
-  pause: () => Promise<void>,
-): Promise<TextHit[]> => {
+const scanRulesPaced = async (text: string, ignore: ReadonlySet<string> | undefined, pause: () => Promise<void>): Promise<TextHit[]> => {
   if (clean(text)) return [];
   const lower = lowerOf(text);
   const hits: TextHit[] = [];
@@ -98,6 +123,22 @@ export const scanTextPaced = async (
     ruleHits(rule, text, hits);
   }
   return hits;
+};
+
+/**
+ * scanText for a long string, pausing (`pause`, e.g. a turn of the event loop) before each rule:
+ * each rule is one pass of well under a millisecond a MB, so other lanes' messages are handled
+ * between the passes instead of waiting for all of them (issue 19: a 3.9 MB answer's scan was one
+ * 9 ms block). The same rules in the same order, through the same disguises: the same hits as scanText.
+ */
+export const scanTextPaced = async (
+  text: string,
+  ignore: ReadonlySet<string> | undefined,
+  pause: () => Promise<void>,
+): Promise<TextHit[]> => {
+  const hits = await scanRulesPaced(text, ignore, pause);
+  const n = normalise(text);
+  return n ? withNormalised(hits, n, await scanRulesPaced(n.text, ignore, pause)) : hits;
 };
 
 /** A private key's header is the finding; the block it opens (to its END line) is what redaction removes. */
