@@ -2,7 +2,7 @@ import { shannon, isPlaceholder } from './entropy.js';
 import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
 import { normalise } from './normalise.js';
-import { MAX_HITS, PACED_CHARS, readingThrough, redactText, scanRules, scanTextPaced, type TextHit } from './text.js';
+import { MAX_HITS, PACED_CHARS, readingThrough, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
 export interface SecretFinding {
@@ -95,11 +95,7 @@ export class SecretDetector {
 
   /** Every hit in one string (rules first, then injected values, which no `ignore` turns off). */
   text(s: string, ignore?: ReadonlySet<string>): TextHit[] {
-    return readingThrough(s, (t) => {
-      const hits = scanRules(t, ignore);
-      if (this.injected.size > 0) for (const h of this.injected.find(t)) hits.push(h);
-      return hits;
-    });
+    return scanText(s, ignore, this.injected.size > 0 ? this.injected : undefined);
   }
 
   /** Every secret in a JSON value, with where it is. Iterative (any depth), linear in the value's size. */

@@ -55,6 +55,21 @@ const runs = (rule: SecretRule, text: string, ignore: ReadonlySet<string> | unde
 /** Whether no rule can match (too short, or short and without any rule's keyword). */
 const clean = (text: string): boolean => text.length < MIN_SECRET_CHARS || (text.length < PREFILTER_MAX && !ANY_KEYWORD.test(text));
 
+/** ANY_KEYWORD, or a character outside ASCII (where a disguise can be): as fast as ANY_KEYWORD alone (measured). */
+const KEYWORD_OR_WIDE = new RegExp(`${ANY_KEYWORD.source}|[^\\x00-\\x7f]`, 'i');
+
+/**
+ * Whether a string is worth scanning at all: false when it is too short and all ASCII, or short and
+ * holds neither a keyword nor a character outside ASCII. One test for nearly every string.
+ */
+const worthScanning = (text: string): boolean => {
+  if (text.length < MIN_SECRET_CHARS) {
+    for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) > 0x7f) return true;
+    return false;
+  }
+  return text.length >= PREFILTER_MAX || KEYWORD_OR_WIDE.test(text);
+};
+
 const lowerOf = (text: string): (() => string) => {
   let lowered: string | undefined;
   return () => {
@@ -64,8 +79,8 @@ const lowerOf = (text: string): (() => string) => {
 };
 
 /** The rules' hits in one string as it is (scanText without reading through disguises). */
-export const scanRules = (text: string, ignore?: ReadonlySet<string>): TextHit[] => {
-  if (clean(text)) return [];
+const scanRules = (text: string, ignore: ReadonlySet<string> | undefined, prefiltered = false): TextHit[] => {
+  if (prefiltered ? text.length < MIN_SECRET_CHARS : clean(text)) return [];
   const lower = lowerOf(text);
   const hits: TextHit[] = [];
   for (const rule of RULES) if (runs(rule, text, ignore, lower)) ruleHits(rule, text, hits);
@@ -92,6 +107,11 @@ export const withNormalised = (hits: TextHit[], n: Normalised, more: readonly Te
   return hits;
 };
 
+/** More places to look in a string than the rules (the values a host injects). */
+export interface Finder {
+  find(text: string): TextHit[];
+}
+
 /**
  * Hits of `scan` in a string and in what it reads as with hidden characters removed and
  * compatibility forms folded to ASCII (normalise.ts), at ranges of the original string.
@@ -103,12 +123,22 @@ export const readingThrough = (text: string, scan: (s: string) => TextHit[]): Te
 };
 
 /**
- * Every secret the rules find in one string, also through disguises (a zero-width space or soft
- * hyphen inside a token, full-width or other compatibility letters). Pure and linear: a rule runs
- * only when one of its keywords is present, and each pattern is linear by construction (see
- * rules.ts). `ignore` names rules a server's policy turned off.
+ * Every secret the rules (and `also`, when given) find in one string, also through disguises (a
+ * zero-width space or soft hyphen inside a token, full-width or other compatibility letters). Pure
+ * and linear: a rule runs only when one of its keywords is present, and each pattern is linear by
+ * construction (see rules.ts). `ignore` names rules a server's policy turned off. Text that needs
+ * no second reading (all ASCII: nearly all of it) costs what it did: one test decides both.
  */
-export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] => readingThrough(text, (s) => scanRules(s, ignore));
+export const scanText = (text: string, ignore?: ReadonlySet<string>, also?: Finder): TextHit[] => {
+  const worth = worthScanning(text);
+  const hits = worth ? scanRules(text, ignore, true) : [];
+  if (also) for (const h of also.find(text)) hits.push(h);
+  const n = worth ? normalise(text) : undefined;
+  if (!n) return hits;
+  const more = scanRules(n.text, ignore);
+  if (also) for (const h of also.find(n.text)) more.push(h);
+  return withNormalised(hits, n, more);
+};
 
 /** Strings at least this long are scanned a rule at a time by `scanTextPaced`. */
 export const PACED_CHARS = 256 * 1024;
