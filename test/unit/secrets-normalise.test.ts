@@ -11,7 +11,7 @@ const computeTable = (): string => {
     if (cp >= 0xd800 && cp <= 0xdfff) continue;
     const s = String.fromCodePoint(cp);
     const n = s.normalize('NFKC');
-    if (!hidden.test(s) && !(n !== s && n.length > 0 && /^[\x00-\x7f]+$/.test(n))) continue;
+    if (!hidden.test(s) && !(n !== s && n.length > 0 && [...n].every((c) => c.charCodeAt(0) < 0x80))) continue;
     const last = ranges[ranges.length - 1];
     if (last && last[1] === cp - 1) last[1] = cp;
     else ranges.push([cp, cp]);
