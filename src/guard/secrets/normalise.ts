@@ -111,36 +111,79 @@ export interface Normalised {
   map: IndexMap;
 }
 
+/** A disguised unit's ASCII fold when it is one character (0..127), else -1. Learned once per unit. */
+const ONE_FOR_ONE = new Int16Array(0x10000).fill(-2);
+const oneForOne = (c: number): number => {
+  let f = ONE_FOR_ONE[c] as number;
+  if (f === -2) {
+    const s = foldOf(String.fromCharCode(c));
+    f = s.length === 1 ? s.charCodeAt(0) : -1;
+    ONE_FOR_ONE[c] = f;
+  }
+  return f;
+};
+
+const grow = (units: Uint16Array, need: number): Uint16Array => {
+  const bigger = new Uint16Array(Math.max(need, units.length * 2));
+  bigger.set(units);
+  return bigger;
+};
+
+/** The first n UTF-16 units as a string (natively where the machine is little-endian, as nearly all are). */
+const fromUnits = (units: Uint16Array, n: number): string => {
+  if (LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, n * 2).toString('utf16le');
+  let s = '';
+  for (let i = 0; i < n; i += 4096) s += String.fromCharCode(...units.subarray(i, Math.min(n, i + 4096)));
+  return s;
+};
+const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
+
 /**
  * The text with hidden characters removed and compatibility forms folded to ASCII, or undefined when
  * it holds none (nothing to do). One pass, linear in the string.
  */
 export const normalise = (text: string): Normalised | undefined => {
-  let at = firstDisguise(text);
-  if (at < 0) return undefined;
+  const first = firstDisguise(text);
+  if (first < 0) return undefined;
   const map = new IndexMap();
-  const parts: string[] = [];
+  let out: Uint16Array = new Uint16Array(text.length + 64);
   let n = 0;
-  let o = 0;
-  while (at >= 0) {
-    if (at > o) {
-      map.run(n, o);
-      parts.push(text.slice(o, at));
-      n += at - o;
+  // The run being copied: whether there is one, and its offset (original index - normalised index).
+  let inRun = false;
+  let delta = 0;
+  for (let o = 0; o < text.length; ) {
+    const c = text.charCodeAt(o);
+    const width = UNITS[c] === 0 ? 0 : disguiseAt(text, o);
+    const one = width === 1 ? oneForOne(c) : -1;
+    if (width === 0 || one >= 0) {
+      // Copied as it is, or folded one for one (full-width ASCII): the run's offset holds.
+      if (!inRun || o - n !== delta) {
+        map.run(n, o);
+        inRun = true;
+        delta = o - n;
+      }
+      out[n] = width === 0 ? c : one;
+      n += 1;
+      o += 1;
+      // The plain units after it, in a tight loop.
+      while (o < text.length) {
+        const d = text.charCodeAt(o);
+        if (UNITS[d] !== 0) break;
+        out[n] = d;
+        n += 1;
+        o += 1;
+      }
+      continue;
     }
-    const ch = text.slice(at, at + disguiseAt(text, at));
-    const f = foldOf(ch);
-    // A one-for-one fold (full-width ASCII) keeps the run's offset; anything else is its own piece.
-    if (ch.length === 1 && f.length === 1) map.run(n, at);
-    else if (f.length > 0) map.folded(n, at, at + ch.length);
-    parts.push(f);
-    n += f.length;
-    o = at + ch.length;
-    at = nextDisguise(text, o);
+    const f = foldOf(text.slice(o, o + width));
+    if (f.length > 0) {
+      if (n + f.length > out.length) out = grow(out, n + f.length);
+      map.folded(n, o, o + width);
+      for (let j = 0; j < f.length; j += 1) out[n + j] = f.charCodeAt(j);
+      n += f.length;
+    }
+    inRun = false;
+    o += width;
   }
-  if (o < text.length) {
-    map.run(n, o);
-    parts.push(text.slice(o));
-  }
-  return { text: parts.join(''), map };
+  return { text: fromUnits(out, n), map };
 };
