@@ -2,7 +2,7 @@ import { shannon, isPlaceholder } from './entropy.js';
 import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
 import { normalise } from './normalise.js';
-import { MAX_HITS, PACED_CHARS, readingThrough, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
+import { MAX_HITS, PACED_CHARS, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
 export interface SecretFinding {
@@ -124,8 +124,8 @@ export class SecretDetector {
       for (const n of long) {
         if (!f.open) break;
         const s = n.v as string;
-        for (const h of await scanTextPaced(s, ignore, pause)) f.add(h.rule, n);
-        if (this.injected.size > 0) for (const h of readingThrough(s, (t) => this.injected.find(t))) f.add(h.rule, n);
+        const also = this.injected.size > 0 ? this.injected : undefined;
+        for (const h of await scanTextPaced(s, ignore, pause, also)) f.add(h.rule, n);
       }
       return f.out;
     })();

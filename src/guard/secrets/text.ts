@@ -113,16 +113,6 @@ export interface Finder {
 }
 
 /**
- * Hits of `scan` in a string and in what it reads as with hidden characters removed and
- * compatibility forms folded to ASCII (normalise.ts), at ranges of the original string.
- */
-export const readingThrough = (text: string, scan: (s: string) => TextHit[]): TextHit[] => {
-  const hits = scan(text);
-  const n = normalise(text);
-  return n ? withNormalised(hits, n, scan(n.text)) : hits;
-};
-
-/**
  * Every secret the rules (and `also`, when given) find in one string, also through disguises (a
  * zero-width space or soft hyphen inside a token, full-width or other compatibility letters). Pure
  * and linear: a rule runs only when one of its keywords is present, and each pattern is linear by
@@ -165,10 +155,15 @@ export const scanTextPaced = async (
   text: string,
   ignore: ReadonlySet<string> | undefined,
   pause: () => Promise<void>,
+  also?: Finder,
 ): Promise<TextHit[]> => {
   const hits = await scanRulesPaced(text, ignore, pause);
+  if (also) for (const h of also.find(text)) hits.push(h);
   const n = normalise(text);
-  return n ? withNormalised(hits, n, await scanRulesPaced(n.text, ignore, pause)) : hits;
+  if (!n) return hits;
+  const more = await scanRulesPaced(n.text, ignore, pause);
+  if (also) for (const h of also.find(n.text)) more.push(h);
+  return withNormalised(hits, n, more);
 };
 
 /** A private key's header is the finding; the block it opens (to its END line) is what redaction removes. */
