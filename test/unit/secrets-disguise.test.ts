@@ -93,7 +93,12 @@ describe('the secret scan reads through disguises (attack round 8, finding 11)',
 
   it('a credential named by a disguised name, or with a disguised value, is found by its name', () => {
     const value = 'Xy7Qp2Lm9Rt4Kv8Wz3Nb';
-    for (const o of [{ ｐａｓｓｗｏｒｄ: value }, { password: wide(value) }, { 'api\u200b_key': value }]) {
+    for (const o of [
+      { ｐａｓｓｗｏｒｄ: value },
+      { password: wide(value) },
+      { 'api\u200b_key': value },
+      { token: split(value, 6, '\ufeff') },
+    ]) {
       const found = d.scan(o, 'arguments');
       assert.deepEqual(
         found.map((f) => f.rule),

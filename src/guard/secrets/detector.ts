@@ -36,12 +36,15 @@ const pathOf = (root: string, n: Node): string => {
   return root + parts.reverse().join('');
 };
 
+/** White space no reading removes (every `\s` but the BOM): a value holding one is no credential either way. */
+const KEPT_SPACE = /[\t-\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+
 /** A string value next to a credential's name that looks like one (the JSON form of `api_key: …`). */
 const secretByName = (name: string, value: string): string | undefined => {
-  // Only a value long enough to be one is read again through disguises (ｐａｓｓｗｏｒｄ, a zero-width space).
-  if (value.length < 16 || value.length > 4096) return undefined;
+  if (value.length < 16 || value.length > 4096 || KEPT_SPACE.test(value)) return undefined;
   const plain = byName(name, value);
   if (plain) return plain;
+  // Read again through disguises (ｐａｓｓｗｏｒｄ, a zero-width space or a BOM inside the value).
   const n = normalise(name);
   const v = normalise(value);
   return n || v ? byName(n?.text ?? name, v?.text ?? value) : undefined;
