@@ -76,6 +76,14 @@ for (const [label, size, rounds] of [
   time(`${label} many small objects`, JSON.stringify(o).length, o, rounds);
 }
 const rep = (s: string): string => s.repeat(Math.ceil(MB / s.length)).slice(0, MB);
+// Text the scan reads again through disguises (normalise.ts): CJK prose with full-width punctuation and
+// digits, and ASCII prose with a zero-width space every 40 characters. UTF-16 units, not bytes.
+const cjk = rep('東京の天気は晴れ、気温は２５度です。（詳細：ゲートウェイの記録を参照）明日は雨でしょう。');
+time('1 MB CJK prose, full-width punct.', MB, { content: [{ type: 'text', text: cjk }] }, 10);
+const zw = prose(MB)
+  .replace(/(.{40})/g, '$1\u200b')
+  .slice(0, MB);
+time('1 MB prose, zero-width spaces', MB, { content: [{ type: 'text', text: zw }] }, 10);
 for (const [label, text] of [
   ['adversarial eyJ..eyJ.', rep('eyJhbGciOi.')],
   ['adversarial secret=secret=', rep('secret=')],

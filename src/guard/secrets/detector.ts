@@ -1,6 +1,7 @@
 import { shannon, isPlaceholder } from './entropy.js';
 import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
+import { normalise } from './normalise.js';
 import { MAX_HITS, PACED_CHARS, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
@@ -35,8 +36,21 @@ const pathOf = (root: string, n: Node): string => {
   return root + parts.reverse().join('');
 };
 
+/** White space no reading removes (every `\s` but the BOM): a value holding one is no credential either way. */
+const KEPT_SPACE = /[\t-\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]/;
+
 /** A string value next to a credential's name that looks like one (the JSON form of `api_key: …`). */
 const secretByName = (name: string, value: string): string | undefined => {
+  if (value.length < 16 || value.length > 4096 || KEPT_SPACE.test(value)) return undefined;
+  const plain = byName(name, value);
+  if (plain) return plain;
+  // Read again through disguises (ｐａｓｓｗｏｒｄ, a zero-width space or a BOM inside the value).
+  const n = normalise(name);
+  const v = normalise(value);
+  return n || v ? byName(n?.text ?? name, v?.text ?? value) : undefined;
+};
+
+const byName = (name: string, value: string): string | undefined => {
   if (value.length < 16 || value.length > 4096 || /\s/.test(value) || !isSecretName(name)) return undefined;
   if (isPlaceholder(value) || shannon(value) < 3.5 || !/\d/.test(value)) return undefined;
   return /secret[_-]?access[_-]?key/i.test(name) && /^[A-Za-z0-9/+]{40}$/.test(value) ? 'aws_secret_access_key' : 'generic_secret';
@@ -84,9 +98,7 @@ export class SecretDetector {
 
   /** Every hit in one string (rules first, then injected values, which no `ignore` turns off). */
   text(s: string, ignore?: ReadonlySet<string>): TextHit[] {
-    const hits = scanText(s, ignore);
-    if (this.injected.size > 0) for (const h of this.injected.find(s)) hits.push(h);
-    return hits;
+    return scanText(s, ignore, this.injected.size > 0 ? this.injected : undefined);
   }
 
   /** Every secret in a JSON value, with where it is. Iterative (any depth), linear in the value's size. */
@@ -115,8 +127,8 @@ export class SecretDetector {
       for (const n of long) {
         if (!f.open) break;
         const s = n.v as string;
-        for (const h of await scanTextPaced(s, ignore, pause)) f.add(h.rule, n);
-        if (this.injected.size > 0) for (const h of this.injected.find(s)) f.add(h.rule, n);
+        const also = this.injected.size > 0 ? this.injected : undefined;
+        for (const h of await scanTextPaced(s, ignore, pause, also)) f.add(h.rule, n);
       }
       return f.out;
     })();

@@ -1,3 +1,4 @@
+import { type Normalised, normalise } from './normalise.js';
 import { accepts, RULES, type SecretRule } from './rules.js';
 
 /** One secret found in one string: which rule, and where (for redaction; never logged). */
@@ -54,6 +55,21 @@ const runs = (rule: SecretRule, text: string, ignore: ReadonlySet<string> | unde
 /** Whether no rule can match (too short, or short and without any rule's keyword). */
 const clean = (text: string): boolean => text.length < MIN_SECRET_CHARS || (text.length < PREFILTER_MAX && !ANY_KEYWORD.test(text));
 
+/** ANY_KEYWORD, or a character outside ASCII (where a disguise can be): as fast as ANY_KEYWORD alone (measured). */
+const KEYWORD_OR_WIDE = new RegExp(`${ANY_KEYWORD.source}|[^\\x00-\\x7f]`, 'i');
+
+/**
+ * Whether a string is worth scanning at all: false when it is too short and all ASCII, or short and
+ * holds neither a keyword nor a character outside ASCII. One test for nearly every string.
+ */
+const worthScanning = (text: string): boolean => {
+  if (text.length < MIN_SECRET_CHARS) {
+    for (let i = 0; i < text.length; i += 1) if (text.charCodeAt(i) > 0x7f) return true;
+    return false;
+  }
+  return text.length >= PREFILTER_MAX || KEYWORD_OR_WIDE.test(text);
+};
+
 const lowerOf = (text: string): (() => string) => {
   let lowered: string | undefined;
   return () => {
@@ -62,33 +78,62 @@ const lowerOf = (text: string): (() => string) => {
   };
 };
 
-/**
- * Every secret the rules find in one string. Pure and linear: a rule runs only when one of its
- * keywords is present, and each pattern is linear by construction (see rules.ts). `ignore` names
- * rules a server's policy turned off.
- */
-export const scanText = (text: string, ignore?: ReadonlySet<string>): TextHit[] => {
-  if (clean(text)) return [];
+/** The rules' hits in one string as it is (scanText without reading through disguises). */
+const scanRules = (text: string, ignore: ReadonlySet<string> | undefined, prefiltered = false): TextHit[] => {
+  if (prefiltered ? text.length < MIN_SECRET_CHARS : clean(text)) return [];
   const lower = lowerOf(text);
   const hits: TextHit[] = [];
   for (const rule of RULES) if (runs(rule, text, ignore, lower)) ruleHits(rule, text, hits);
   return hits;
 };
 
+/**
+ * `hits` (found in a string as it is), and `more` (found in its normalised form `n`) at their ranges
+ * in the original, each once, bounded by MAX_HITS. Both, not the normalised alone: removing a hidden
+ * character can join a token to the word before it and so hide it from a boundary check.
+ */
+export const withNormalised = (hits: TextHit[], n: Normalised, more: readonly TextHit[]): TextHit[] => {
+  if (more.length === 0) return hits;
+  const seen = new Set(hits.map((h) => `${h.rule} ${h.start} ${h.end}`));
+  for (const h of more) {
+    if (hits.length >= MAX_HITS) break;
+    const [start, end] = n.map.range(h.start, h.end);
+    const id = `${h.rule} ${start} ${end}`;
+    if (!seen.has(id)) {
+      seen.add(id);
+      hits.push({ rule: h.rule, start, end });
+    }
+  }
+  return hits;
+};
+
+/** More places to look in a string than the rules (the values a host injects). */
+export interface Finder {
+  find(text: string): TextHit[];
+}
+
+/**
+ * Every secret the rules (and `also`, when given) find in one string, also through disguises (a
+ * zero-width space or soft hyphen inside a token, full-width or other compatibility letters). Pure
+ * and linear: a rule runs only when one of its keywords is present, and each pattern is linear by
+ * construction (see rules.ts). `ignore` names rules a server's policy turned off. Text that needs
+ * no second reading (all ASCII: nearly all of it) costs what it did: one test decides both.
+ */
+export const scanText = (text: string, ignore?: ReadonlySet<string>, also?: Finder): TextHit[] => {
+  const worth = worthScanning(text);
+  const hits = worth ? scanRules(text, ignore, true) : [];
+  if (also) for (const h of also.find(text)) hits.push(h);
+  const n = worth ? normalise(text) : undefined;
+  if (!n) return hits;
+  const more = scanRules(n.text, ignore);
+  if (also) for (const h of also.find(n.text)) more.push(h);
+  return withNormalised(hits, n, more);
+};
+
 /** Strings at least this long are scanned a rule at a time by `scanTextPaced`. */
 export const PACED_CHARS = 256 * 1024;
 
-/**
- * scanText for a long string, pausing (`pause`, e.g. a turn of the event loop) before each rule:
- * each rule is one pass of well under a millisecond a MB, so other lanes' messages are handled
- * between the passes instead of waiting for all of them (issue 19: a 3.9 MB answer's scan was one
- * 9 ms block). The same rules in the same order: the same hits as scanText.
- */
-export const scanTextPaced = async (
-  text: string,
-  ignore: ReadonlySet<string> | undefined,
-  pause: () => Promise<void>,
-): Promise<TextHit[]> => {
+const scanRulesPaced = async (text: string, ignore: ReadonlySet<string> | undefined, pause: () => Promise<void>): Promise<TextHit[]> => {
   if (clean(text)) return [];
   const lower = lowerOf(text);
   const hits: TextHit[] = [];
@@ -98,6 +143,27 @@ export const scanTextPaced = async (
     ruleHits(rule, text, hits);
   }
   return hits;
+};
+
+/**
+ * scanText for a long string, pausing (`pause`, e.g. a turn of the event loop) before each rule:
+ * each rule is one pass of well under a millisecond a MB, so other lanes' messages are handled
+ * between the passes instead of waiting for all of them (issue 19: a 3.9 MB answer's scan was one
+ * 9 ms block). The same rules in the same order, through the same disguises: the same hits as scanText.
+ */
+export const scanTextPaced = async (
+  text: string,
+  ignore: ReadonlySet<string> | undefined,
+  pause: () => Promise<void>,
+  also?: Finder,
+): Promise<TextHit[]> => {
+  const hits = await scanRulesPaced(text, ignore, pause);
+  if (also) for (const h of also.find(text)) hits.push(h);
+  const n = normalise(text);
+  if (!n) return hits;
+  const more = await scanRulesPaced(n.text, ignore, pause);
+  if (also) for (const h of also.find(n.text)) more.push(h);
+  return withNormalised(hits, n, more);
 };
 
 /** A private key's header is the finding; the block it opens (to its END line) is what redaction removes. */
