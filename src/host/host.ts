@@ -163,21 +163,18 @@ export class Host {
     const same = (a: ServerConfig, b: ServerConfig): boolean => JSON.stringify(a) === JSON.stringify(b);
     const stopped: string[] = [];
     const added: string[] = [];
+    const old: ServerSlot[] = [];
     for (const [name, slot] of [...this.slots]) {
       const n = next.servers.find((x) => x.name === name);
       if (!n || !same(n, slot.config)) {
         this.slots.delete(name);
         this.byPrefix.delete(slot.config.prefix);
         stopped.push(name);
-        await slot.close();
+        old.push(slot);
       }
     }
-    // Lanes that no longer use a kept server lose their children there at once.
-    for (const [name, slot] of this.slots) {
-      const dropped = await slot.dropLanes((lane) => next.lanes[lane]?.includes(name) === true);
-      if (dropped.length > 0)
-        this.log.info({ event: 'lane_children_stopped', server: name, lanes: dropped }, 'children of departed lanes stopped');
-    }
+    // The new slots and lanes take over at once, before the old children are stopped: a call that
+    // comes meanwhile runs under the new policy (it was refused as "not in this lane's catalog").
     for (const s of next.servers) {
       if (!this.slots.has(s.name)) {
         this.addSlot(s, next.placements[s.name] ?? 'dedicated', next.scopes?.[s.name]);
@@ -185,6 +182,14 @@ export class Host {
       }
     }
     this.cfg = { ...next, pins: this.cfg.pins };
+    await Promise.all(old.map((slot) => slot.close()));
+    // Lanes that no longer use a kept server lose their children there at once.
+    for (const [name, slot] of this.slots) {
+      if (added.includes(name)) continue;
+      const dropped = await slot.dropLanes((lane) => next.lanes[lane]?.includes(name) === true);
+      if (dropped.length > 0)
+        this.log.info({ event: 'lane_children_stopped', server: name, lanes: dropped }, 'children of departed lanes stopped');
+    }
     // A kept slot takes its placement and scope live: promoted, re-scoped or retreated.
     for (const [name, slot] of this.slots)
       if (!added.includes(name)) await this.promotions.place(slot, next.placements[name] ?? 'dedicated', next.scopes?.[name] ?? []);

@@ -53,7 +53,9 @@ describe('quiet, true words: capability-gated tools are not drift; an empty shar
   });
 
   it('a shared child whose every lane moved off stops after the idle time', async () => {
-    gw = await startGateway(POLICY('1s'));
+    // 3 s: long enough that a loaded machine still sees the child between a call and the next look
+    // (at 1 s a full run under load saw it gone before /api/processes answered), short enough to wait for.
+    gw = await startGateway(POLICY('3s'));
     gw = await measureThenRestart(gw);
     const a = await gw.token('a');
     await modernPost(gw.url, a, 1, 'tools/call', { name: 'every_echo', arguments: { message: 'on the shared child' } });
@@ -61,7 +63,7 @@ describe('quiet, true words: capability-gated tools are not drift; an empty shar
     // Outside the demonstrated scope: lane a moves to a child of its own; the shared one has no lane left.
     await modernPost(gw.url, a, 2, 'tools/call', { name: 'every_get-sum', arguments: { a: 1, b: 2 } });
     const g = gw;
-    assert.ok(await waitFor(async () => (await children(g, 'shared')) === 0, 8000, 200), 'the empty shared child stopped');
+    assert.ok(await waitFor(async () => (await children(g, 'shared')) === 0, 12_000, 200), 'the empty shared child stopped');
     // The next lane on it starts it again, as for any idled child.
     await modernPost(gw.url, await gw.token('b'), 3, 'tools/call', { name: 'every_echo', arguments: { message: 'again' } });
     assert.equal(await children(gw, 'shared'), 1);
