@@ -15,26 +15,46 @@ export interface IssueArgs {
   quiet?: boolean;
 }
 
-/** `lanegate token issue`: the only command that reads the private signing key. */
-export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<number> => {
-  const lane = policy.lanes[a.lane];
+/**
+ * Issues a lane token and records it (recorded before it is shown: a token nobody can list is a
+ * token nobody revokes by id). What `token issue` does before it prints; the test helper calls it
+ * in-process instead of spawning the CLI per token.
+ */
+export const issueRecordedToken = async (
+  policy: Policy,
+  laneName: string,
+  ttl: string,
+): Promise<{ token: string; jti: string; exp: number }> => {
+  const lane = policy.lanes[laneName];
   if (!lane)
-    throw new LanegateError('bad_request', `lane "${a.lane}" is not in the policy (lanes: ${Object.keys(policy.lanes).join(', ')})`);
-  if (!lane.enabled) throw new LanegateError('bad_request', `lane "${a.lane}" is disabled in the policy`);
+    throw new LanegateError('bad_request', `lane "${laneName}" is not in the policy (lanes: ${Object.keys(policy.lanes).join(', ')})`);
+  if (!lane.enabled) throw new LanegateError('bad_request', `lane "${laneName}" is disabled in the policy`);
   await ensureSigningKey(policy.gateway.stateDir);
   const { kid, key } = await loadSigningKey(policy.gateway.stateDir);
-  const { token, jti, exp } = await issueLaneToken({
-    lane: a.lane,
-    ttlSeconds: parseDuration(a.ttl),
+  const issued = await issueLaneToken({
+    lane: laneName,
+    ttlSeconds: parseDuration(ttl),
     issuer: policy.gateway.issuer,
     audience: policy.gateway.audience,
     kid,
     key,
   });
-  // Recorded before it is shown: a token nobody can list is a token nobody revokes by id.
   updateTokenRecords(policy.gateway.stateDir, (r) => {
-    r.issued.push({ id: jti, lane: a.lane, kid, issued: new Date().toISOString(), expires: new Date(exp * 1000).toISOString() });
+    r.issued.push({
+      id: issued.jti,
+      lane: laneName,
+      kid,
+      issued: new Date().toISOString(),
+      expires: new Date(issued.exp * 1000).toISOString(),
+    });
   });
+  return issued;
+};
+
+/** `lanegate token issue`: the only command that reads the private signing key. */
+export const runTokenIssue = async (policy: Policy, a: IssueArgs): Promise<number> => {
+  const { token, jti, exp } = await issueRecordedToken(policy, a.lane, a.ttl);
+  const lane = policy.lanes[a.lane] as NonNullable<Policy['lanes'][string]>;
   const url = a.url ?? `${gatewayBase(policy)}/mcp`;
   if (a.quiet) {
     process.stdout.write(`${token}\n`);

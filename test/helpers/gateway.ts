@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
+import { loadPolicy } from '../../src/policy/load.js';
+import { issueRecordedToken } from '../../src/cli/token.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
@@ -103,10 +105,12 @@ export const startGateway = async (
     operatorToken,
     proc,
     stderr: () => err,
+    // In-process, through the function `lanegate token issue` runs (signed and recorded alike): a CLI
+    // process per token cost the suite ~120 node starts. The CLI command itself is tested in cli tests.
     token: async (lane, ttl = '1h') => {
-      const r = await cli(['token', 'issue', '--policy', policyFile, '--lane', lane, '--ttl', ttl, '--quiet']);
-      if (r.exitCode !== 0) throw new Error(`token issue failed: ${String(r.stderr)}`);
-      return String(r.stdout).trim();
+      const loaded = loadPolicy(policyFile);
+      if (!loaded.policy) throw new Error(`token issue failed: ${loaded.problems.map((p) => p.message).join('; ')}`);
+      return (await issueRecordedToken(loaded.policy, lane, ttl)).token;
     },
     stop: async () => {
       if (proc.exitCode === null && proc.signalCode === null) proc.kill('SIGTERM');
