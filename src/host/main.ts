@@ -1,6 +1,5 @@
 import type { HostOut } from '../link/protocol.js';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { type Log, liteLogger, logsArePretty } from '../log/lite.js';
@@ -17,6 +16,7 @@ import { LINK } from '../link/protocol.js';
 import { HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { Host } from './host.js';
 import { stdioLaunchFor } from './launch.js';
+import { comparisonLaunch, dirPairs, seenAsShared, shadowDir } from './comparison-launch.js';
 
 /** Reads this domain's secret files: the ONLY place in lanegate where a secret value is read. */
 const readSecrets = (cfg: HostConfig): Map<string, string> => {
@@ -64,14 +64,14 @@ const upstreamConnector =
     );
   };
 
-/** A measurement's scratch child: its own working directory and HOME, no lane to relay to. */
+/** A comparison process (measurement, spot check, replay): launched as the shared child, in a shadow directory (comparison-launch.ts), no lane to relay to. */
 const scratchLauncher =
   (w: Wiring) =>
-  (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }): Promise<UpstreamConn> => {
-    const l = stdioLaunchFor(server, undefined, w.ambient, w.secrets, w.cfg.stateDir);
-    const cwd = path.join(w.cfg.stateDir, 'scratch', server.domain, server.name, tag);
-    return launchStdio(
-      { ...l, cwd, env: { ...l.env, HOME: cwd } },
+  async (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }): Promise<UpstreamConn> => {
+    const shared = stdioLaunchFor(server, undefined, w.ambient, w.secrets, w.cfg.stateDir);
+    const dir = shadowDir(w.cfg.stateDir, shared.cwd, tag);
+    const conn = await launchStdio(
+      comparisonLaunch(shared, dir),
       {
         onNotification: () => undefined,
         onServerRequest: async () => {
@@ -87,6 +87,7 @@ const scratchLauncher =
         ...(clientInfo ? { clientInfo } : {}),
       },
     );
+    return seenAsShared(conn, dirPairs(w.cfg.stateDir, dir, shared.cwd));
   };
 
 /** The host's end of the link: the front's requests in (a forward opened here, once); no answer past the bound out. */
