@@ -1,25 +1,26 @@
 import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, EVERYTHING, operatorApi, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
 import { sleep, waitFor } from '../helpers/procs.js';
+import { parse } from 'yaml';
 
 const LEAKY = path.join(ROOT, 'test/fixtures/servers/cross-leaky.mjs');
 
 // Two servers whose answers reveal the process's own environment and working directory:
-// server-everything's get-env (proposed by draft-probe), and a fixture that says where it runs and,
-// after 20 calls, how many notes it has taken (real per-process state).
-const POLICY = `${policyHead()}
+// server-everything, with the probe `lanegate draft-probe` proposes for it (get-env among its
+// steps), and a fixture that says where it runs and, after 20 calls, how many notes it has taken
+// (real per-process state).
+const policy = (everythingProbe: string): string => `${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
   everything:
     prefix: every
     domain: public
     stdio: { command: node, args: ["${EVERYTHING}", "stdio"], env: { PARITY_MARK: "kept" } }
-    probe:
-      - { tool: echo, args: { message: "{canary}" } }
-      - { tool: get-env, args: {} }
+${everythingProbe}
   where:
     prefix: wh
     domain: public
@@ -58,9 +59,25 @@ describe('spot checks compare a shared child with fresh processes launched as it
   };
 
   before(async () => {
-    gw = await startGateway(POLICY, { env: { LANEGATE_SPOT_CHECK_MS: '500' } });
+    gw = await startGateway(policy(''), { env: { LANEGATE_SPOT_CHECK_MS: '500' } });
     tokens.a = await gw.token('a');
     tokens.b = await gw.token('b');
+    // As an operator does it: the server is used once, draft-probe proposes, the proposal goes in.
+    await modernPost(gw.url, tokens.a as string, 1, 'tools/list');
+    await waitFor(() => readFileSync(`${gw.stateDir}/records/guard.json`, 'utf8').includes('"everything"') || undefined, 10_000);
+    const drafted = await cli(['draft-probe', 'everything', '--policy', gw.policyFile]);
+    assert.equal(drafted.exitCode, 0, String(drafted.stderr));
+    const steps = (parse(String(drafted.stdout)) as { probe: { tool: string }[] }).probe;
+    assert.ok(
+      steps.some((s) => s.tool === 'get-env'),
+      'draft-probe proposes get-env',
+    );
+    // Its 10 s long-running step would make each spot check take 40 s; its progress is attack
+    // round 8's finding 1, not this one.
+    const kept = steps.filter((s) => s.tool !== 'trigger-long-running-operation');
+    writeFileSync(gw.policyFile, policy(`    probe: ${JSON.stringify(kept)}`));
+    const reloaded = await cli(['reload', '--policy', gw.policyFile, '--url', gw.url]);
+    assert.equal(reloaded.exitCode, 0, String(reloaded.stderr));
     await operatorApi(gw, '/api/measure', 'POST');
     await waitFor(async () => !((await operatorApi(gw, '/api/measure')) as { running: boolean }).running || undefined, 120_000, 200);
     for (const s of ['everything', 'where'])
@@ -69,19 +86,27 @@ describe('spot checks compare a shared child with fresh processes launched as it
   after(async () => gw.stop());
 
   it('get-env on the shared child: its HOME is the shared working directory, and spot checks find no difference', async () => {
-    const env = JSON.parse(await call('a', 'every_get-env', {})) as Record<string, string>;
+    // Lane a used the server before it was promoted: it moves onto the shared child at a quiet point.
+    const home = path.join(gw.stateDir, 'work', 'public', 'everything');
+    const env = await waitFor(async () => {
+      const e = JSON.parse(await call('a', 'every_get-env', {})) as Record<string, string>;
+      return e.HOME === home ? e : undefined;
+    }, 10_000);
     assert.equal(env.PARITY_MARK, 'kept');
-    assert.equal(env.HOME, path.join(gw.stateDir, 'work', 'public', 'everything'), 'the shared child’s HOME is its own directory');
     const before = spotChecks(gw.stderr(), 'everything');
     for (let i = 0; i < 12; i += 1) {
       const lane = i % 2 === 0 ? 'a' : 'b';
       assert.match(await call(lane, 'every_echo', { message: `m${lane}${i}x0a1b2c3d4e5f` }), /m[ab]\d+x0a1b2c3d4e5f/);
       await call(lane, 'every_get-env', {});
+      await call(lane, 'every_get-sum', { a: i, b: 1 });
       await sleep(250);
     }
     await waitFor(() => (spotChecks(gw.stderr(), 'everything') >= before + 3 ? true : undefined), 20_000);
     await sleep(1500); // a difference is confirmed on one more fresh process before it is logged
     assert.doesNotMatch(gw.stderr(), /"event":"spot_check_failed","server":"everything"/);
+    assert.doesNotMatch(gw.stderr(), /"event":"lane_escalated"/, 'get-env ran inside the demonstrated scope, on the shared child');
+    const steps = [...gw.stderr().matchAll(/"event":"spot_check","server":"everything","steps":(\d+)/g)].map((m) => Number(m[1]));
+    assert.ok(steps.length > 0 && steps.every((n) => n >= 3), `spot checks ran the drafted steps: ${steps.join(',')}`);
     const r = await row('everything');
     assert.equal(r?.placement, 'shared');
     assert.deepEqual(
