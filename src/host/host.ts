@@ -70,7 +70,12 @@ export class Host {
     connect: SlotHooks['connect'],
     private readonly out: HostOut,
     private readonly log: Log,
-    private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
+    private readonly scratch?: (
+      server: ServerConfig,
+      tag: string,
+      clientInfo?: { name: string; version: string },
+      era?: Era,
+    ) => Promise<UpstreamConn>,
     /** The values of this domain's secrets: no call or answer carries one (layer three of the guard). */
     injectedSecrets: Iterable<string> = [],
   ) {

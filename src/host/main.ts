@@ -7,7 +7,7 @@ import { LINK_MAX_LINE, LinePeer } from '../rpc/peer.js';
 import { resultTooLarge } from '../rpc/too-large.js';
 import { largeText } from '../rpc/gc-hint.js';
 import { launchStdio } from '../upstream/stdio-child.js';
-import { SHARED_CLIENT_CAPABILITIES, type UpstreamConn } from '../upstream/conn.js';
+import { type Era, SHARED_CLIENT_CAPABILITIES, type UpstreamConn } from '../upstream/conn.js';
 import type { ServerConfig } from '../policy/model.js';
 import type { SlotHooks } from './slot-types.js';
 import { connectHttp } from '../upstream/http-client.js';
@@ -67,7 +67,7 @@ const upstreamConnector =
 /** A comparison process (measurement, spot check, replay): launched as the shared child, in a shadow directory (comparison-launch.ts), no lane to relay to. */
 const scratchLauncher =
   (w: Wiring) =>
-  async (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }): Promise<UpstreamConn> => {
+  async (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }, era?: Era): Promise<UpstreamConn> => {
     const shared = stdioLaunchFor(server, undefined, w.ambient, w.secrets, w.cfg.stateDir);
     const dir = shadowDir(w.cfg.stateDir, shared.cwd, tag);
     const conn = await launchStdio(
@@ -79,10 +79,11 @@ const scratchLauncher =
         },
         onExit: () => undefined,
       },
-      // Measurement speaks the handshake era unless the upstream speaks only 2026-07-28.
+      // The era of the shared child it is compared with (a spot check); measurement speaks the
+      // handshake era unless the upstream speaks only 2026-07-28.
       {
-        era: server.upstreamEra === 'modern' ? 'modern' : 'legacy',
-        fallback: server.upstreamEra === 'auto',
+        era: era ?? (server.upstreamEra === 'modern' ? 'modern' : 'legacy'),
+        fallback: era === undefined && server.upstreamEra === 'auto',
         capabilities: SHARED_CLIENT_CAPABILITIES,
         ...(clientInfo ? { clientInfo } : {}),
       },
