@@ -1,7 +1,8 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import type { StdioLaunch } from '../upstream/stdio-child.js';
-import type { UpstreamConn } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
+import type { ServerConfig } from '../policy/model.js';
 
 /**
  * A comparison process (a measurement's runs, a spot check's fresh processes, a tripwire replay)
@@ -22,6 +23,14 @@ import type { UpstreamConn } from '../upstream/conn.js';
  * parts, counted) and the directory's identity (inode, times). Pure except `seenAsShared`'s
  * wrapping of a connection.
  */
+
+/** Launches a comparison process for a server (a tag names its shadow directory; a spot check passes the shared child's era). */
+export type ComparisonLauncher = (
+  server: ServerConfig,
+  tag: string,
+  clientInfo?: { name: string; version: string },
+  era?: Era,
+) => Promise<UpstreamConn>;
 
 /** Where a comparison process with this tag runs: the shared child's directory, shadowed under scratch/<tag>. */
 export const shadowDir = (stateDir: string, sharedCwd: string, tag: string): string => {

@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { CALLER_IDENTITY_EXT, CALLER_META } from '../link/config.js';
 import type { Log } from '../log/lite.js';
-import type { ProbeStepConfig, ServerConfig } from '../policy/model.js';
+import type { ProbeStepConfig } from '../policy/model.js';
 import { declaresCallerIdentity } from '../shareability/facets.js';
 import { judgeSpot, type SpotBaseline, spotBaseline, spotParams, spotSteps } from '../shareability/spot.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { ServerSlot } from './slot.js';
+import type { ComparisonLauncher } from './comparison-launch.js';
 
 /** How often a shared child is spot-checked (ms) unless LANEGATE_SPOT_CHECK_MS says otherwise (0: never). */
 export const SPOT_CHECK_MS = 60_000;
@@ -20,7 +21,7 @@ export const spotEveryMs = (env: Record<string, string | undefined>): number => 
 export interface SpotDeps {
   slots: () => Iterable<ServerSlot>;
   /** A fresh process launched as the shared child is, speaking the era given (comparison-launch.ts). */
-  scratch?: ((server: ServerConfig, tag: string, clientInfo?: undefined, era?: Era) => Promise<UpstreamConn>) | undefined;
+  scratch?: ComparisonLauncher | undefined;
   /** Calls made to each server's shared child so far. */
   calls: ReadonlyMap<string, number>;
   hazard: (slot: ServerSlot, detail: string) => void;
