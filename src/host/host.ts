@@ -5,7 +5,8 @@ import type { Log } from '../log/lite.js';
 import { unprefixRequest } from '../naming/unprefix.js';
 import { ERR, RpcFailure, type RpcRequest } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
-import type { Era, UpstreamConn } from '../upstream/conn.js';
+import type { Era } from '../upstream/conn.js';
+import type { ComparisonLauncher } from './comparison-launch.js';
 import type { HostConfig } from '../link/config.js';
 import { HostGuard } from './guard.js';
 import { measureServer } from './measure.js';
@@ -72,7 +73,7 @@ export class Host {
     connect: SlotHooks['connect'],
     private readonly out: HostOut,
     private readonly log: Log,
-    private readonly scratch?: (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }) => Promise<UpstreamConn>,
+    private readonly scratch?: ComparisonLauncher,
     /** The values of this domain's secrets: no call or answer carries one (layer three of the guard). */
     injectedSecrets: Iterable<string> = [],
   ) {

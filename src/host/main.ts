@@ -1,6 +1,5 @@
 import type { HostOut } from '../link/protocol.js';
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import { type Log, liteLogger, logsArePretty } from '../log/lite.js';
@@ -8,7 +7,7 @@ import { LINK_MAX_LINE, LinePeer } from '../rpc/peer.js';
 import { resultTooLarge } from '../rpc/too-large.js';
 import { largeText } from '../rpc/gc-hint.js';
 import { launchStdio } from '../upstream/stdio-child.js';
-import { SHARED_CLIENT_CAPABILITIES, type UpstreamConn } from '../upstream/conn.js';
+import { type Era, SHARED_CLIENT_CAPABILITIES, type UpstreamConn } from '../upstream/conn.js';
 import type { ServerConfig } from '../policy/model.js';
 import type { SlotHooks } from './slot-types.js';
 import { connectHttp } from '../upstream/http-client.js';
@@ -17,6 +16,7 @@ import { LINK } from '../link/protocol.js';
 import { HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { Host } from './host.js';
 import { stdioLaunchFor } from './launch.js';
+import { comparisonLaunch, dirPairs, seenAsShared, shadowDir } from './comparison-launch.js';
 
 /** Reads this domain's secret files: the ONLY place in lanegate where a secret value is read. */
 const readSecrets = (cfg: HostConfig): Map<string, string> => {
@@ -64,14 +64,14 @@ const upstreamConnector =
     );
   };
 
-/** A measurement's scratch child: its own working directory and HOME, no lane to relay to. */
+/** A comparison process (measurement, spot check, replay): launched as the shared child, in a shadow directory (comparison-launch.ts), no lane to relay to. */
 const scratchLauncher =
   (w: Wiring) =>
-  (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }): Promise<UpstreamConn> => {
-    const l = stdioLaunchFor(server, undefined, w.ambient, w.secrets, w.cfg.stateDir);
-    const cwd = path.join(w.cfg.stateDir, 'scratch', server.domain, server.name, tag);
-    return launchStdio(
-      { ...l, cwd, env: { ...l.env, HOME: cwd } },
+  async (server: ServerConfig, tag: string, clientInfo?: { name: string; version: string }, era?: Era): Promise<UpstreamConn> => {
+    const shared = stdioLaunchFor(server, undefined, w.ambient, w.secrets, w.cfg.stateDir);
+    const dir = shadowDir(w.cfg.stateDir, shared.cwd, tag);
+    const conn = await launchStdio(
+      comparisonLaunch(shared, dir),
       {
         onNotification: () => undefined,
         onServerRequest: async () => {
@@ -79,14 +79,16 @@ const scratchLauncher =
         },
         onExit: () => undefined,
       },
-      // Measurement speaks the handshake era unless the upstream speaks only 2026-07-28.
+      // The era of the shared child it is compared with (a spot check); measurement speaks the
+      // handshake era unless the upstream speaks only 2026-07-28.
       {
-        era: server.upstreamEra === 'modern' ? 'modern' : 'legacy',
-        fallback: server.upstreamEra === 'auto',
+        era: era ?? (server.upstreamEra === 'modern' ? 'modern' : 'legacy'),
+        fallback: era === undefined && server.upstreamEra === 'auto',
         capabilities: SHARED_CLIENT_CAPABILITIES,
         ...(clientInfo ? { clientInfo } : {}),
       },
     );
+    return seenAsShared(conn, dirPairs(w.cfg.stateDir, dir, shared.cwd));
   };
 
 /** The host's end of the link: the front's requests in (a forward opened here, once); no answer past the bound out. */

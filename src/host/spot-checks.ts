@@ -1,11 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { CALLER_IDENTITY_EXT, CALLER_META } from '../link/config.js';
 import type { Log } from '../log/lite.js';
-import type { ProbeStepConfig, ServerConfig } from '../policy/model.js';
+import type { ProbeStepConfig } from '../policy/model.js';
 import { declaresCallerIdentity } from '../shareability/facets.js';
 import { judgeSpot, type SpotBaseline, spotBaseline, spotParams, spotSteps } from '../shareability/spot.js';
-import type { UpstreamConn } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { ServerSlot } from './slot.js';
+import type { ComparisonLauncher } from './comparison-launch.js';
 
 /** How often a shared child is spot-checked (ms) unless LANEGATE_SPOT_CHECK_MS says otherwise (0: never). */
 export const SPOT_CHECK_MS = 60_000;
@@ -19,7 +20,8 @@ export const spotEveryMs = (env: Record<string, string | undefined>): number => 
 
 export interface SpotDeps {
   slots: () => Iterable<ServerSlot>;
-  scratch?: ((server: ServerConfig, tag: string) => Promise<UpstreamConn>) | undefined;
+  /** A fresh process launched as the shared child is, speaking the era given (comparison-launch.ts). */
+  scratch?: ComparisonLauncher | undefined;
   /** Calls made to each server's shared child so far. */
   calls: ReadonlyMap<string, number>;
   hazard: (slot: ServerSlot, detail: string) => void;
@@ -88,10 +90,10 @@ export class SpotChecks {
     }
   }
 
-  private async fresh(slot: ServerSlot, steps: ProbeStepConfig[], c: string): Promise<unknown[]> {
+  private async fresh(slot: ServerSlot, steps: ProbeStepConfig[], c: string, era: Era): Promise<unknown[]> {
     const scratch = this.d.scratch;
     if (!scratch) throw new Error('no fresh process');
-    const conn = await scratch(slot.config, 'spot-check');
+    const conn = await scratch(slot.config, 'spot-check', undefined, era);
     try {
       return await runSteps(conn, steps, c, slot.config.callTimeoutMs);
     } finally {
@@ -104,11 +106,14 @@ export class SpotChecks {
     const steps = spotSteps(slot.config.probe ?? [], slot.scope);
     const conn = slot.sharedConn('legacy') ?? slot.sharedConn('modern');
     if (steps.length === 0 || !conn) return;
-    const scope = [...slot.scope].sort().join('\n');
+    // The fresh processes speak the shared child's era: a 2026-07-28 answer carries fields a
+    // handshake-era one does not (resultType, the server's _meta), on an honest server too.
+    const era: Era = conn.modern ? 'modern' : 'legacy';
+    const scope = `${era}\n${[...slot.scope].sort().join('\n')}`;
     let b = this.baselines.get(server);
     if (!b || b.scope !== scope) {
       const [c0, c1] = [canary(), canary()];
-      b = { scope, base: spotBaseline(steps, c0, c1, await this.fresh(slot, steps, c0), await this.fresh(slot, steps, c1)) };
+      b = { scope, base: spotBaseline(steps, c0, c1, await this.fresh(slot, steps, c0, era), await this.fresh(slot, steps, c1, era)) };
       this.baselines.set(server, b);
     }
     const c = canary();
@@ -116,7 +121,7 @@ export class SpotChecks {
     this.d.log.info({ event: 'spot_check', server, steps: steps.length, moved: moved.length }, 'spot check of a shared child');
     if (moved.length === 0 || slot.placement !== 'shared') return;
     const c2 = canary();
-    const now = judgeSpot(b.base, steps, c2, await this.fresh(slot, steps, c2));
+    const now = judgeSpot(b.base, steps, c2, await this.fresh(slot, steps, c2, era));
     const stateful = moved.filter((m) => !now.some((f) => f.request === m.request));
     if (stateful.length === 0) {
       this.baselines.delete(server);

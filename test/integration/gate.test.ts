@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, everythingServer, FIXTURE, MEMORY, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
@@ -160,7 +160,11 @@ describe('sharing is earned: measured, demonstrated, placed, refuted, retreated'
     assert.equal(r?.placement, 'dedicated');
     assert.ok(r?.reasons.some((x) => x.code === 'principal_domain'));
     assert.match(r?.refusedBy.find((x) => x.axis === 'trust_domain')?.remedy ?? '', /never shares, structurally/);
-    assert.ok(!existsSync(path.join(gw.stateDir, 'scratch', 'alice')), 'no scratch process ran for the principal domain');
+    // Comparison processes run in scratch/<tag>/work/<domain>/<server>: the public domain's did, alice's never.
+    const scratch = path.join(gw.stateDir, 'scratch');
+    const ran = (domain: string): boolean => readdirSync(scratch).some((tag) => existsSync(path.join(scratch, tag, 'work', domain)));
+    assert.ok(ran('public'), 'the pass ran scratch processes for the shared domain');
+    assert.ok(!ran('alice'), 'no scratch process ran for the principal domain');
     const p = (await api('/api/processes')) as { hosts: Record<string, unknown> };
     assert.ok(!Object.keys(p.hosts).some((k) => k.startsWith('alice')), 'no principal host was started by the pass');
   });
