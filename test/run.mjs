@@ -51,10 +51,6 @@ const TIMED = new Map([
     "the front's peak RSS (VmHWM) under a 100 MiB body; a call cap 300 ms and a cancel 200 ms after their calls",
   ],
   ['test/integration/cancellation.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have (~0.4 s measured)'],
-  [
-    'test/integration/lane-limits.test.ts',
-    "key rotation: a rotation can end a session of a still-valid token (the front's state watcher reads the retired key's .until file half-written, as src/auth/keys.ts writes it in place, and fails closed); it did in phase 1 (reported, to be fixed there)",
-  ],
   ['test/unit/guard-linear.test.ts', 'compares the cost of judging 16 and 64 KiB (linear ~4x, bound 8x): phase 1 load skews the pair'],
 ]);
 /** Phase 3's concurrency. */
