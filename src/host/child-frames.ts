@@ -36,7 +36,8 @@ export class ChildFrames {
 
   notification(server: string, scope: ChildScope, n: RpcNotification): void {
     const slot = this.d.slot(server);
-    const owner = this.d.progress.owner(n.params?.progressToken);
+    // Only a token this very child was given attributes its progress (a token of a call on another child does not).
+    const owner = this.d.progress.owner(n.params?.progressToken, scope.key);
     const route = routeNotification(scope, n.method, owner !== undefined);
     if (route.kind === 'to_call' && owner) {
       // Exactly the lane (and call) it belongs to, with the token that lane chose.

@@ -80,8 +80,11 @@ export const forward = async (
   const tracked = d.progress.track(lane, meta?.progressToken, slot.keyFor(lane, era));
   const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
   const wire = d.tripwire.sent(slot, lane, conn, call.params);
+  let answered = false;
   try {
     const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
+    // A task goes on after this answer (and reports progress under the same token): not "answered".
+    answered = !call.task;
     if (call.task) return d.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
     const checked = wire ? await d.tripwire.checked(wire, slot, lane, method, call.params, result) : result;
     // Where it ran, for the front's audit record (cut off before the lane sees the result).
@@ -96,6 +99,7 @@ export const forward = async (
     }
     throw e;
   } finally {
-    d.progress.release(tracked);
+    // Only a call that got no answer is remembered for its late progress (progress-tokens.ts).
+    d.progress.release(tracked, !answered);
   }
 };

@@ -11,8 +11,13 @@
  */
 const FRONT_MINTED = 'lgp-';
 
-/** How many ended calls' tokens are remembered (their lanes), oldest forgotten first. */
-const RETIRED_MAX = 4096;
+/**
+ * How many abandoned calls' tokens are remembered, oldest forgotten first. Only calls that ended
+ * without their answer (cancelled, timed out, failed, their client gone) are remembered: a call
+ * answered normally gets no late progress from an honest server, so a lane's ordinary traffic never
+ * pushes one out. ~100 bytes each: at most a few MB.
+ */
+const RETIRED_MAX = 65_536;
 
 export class ProgressTokens {
   private readonly owners = new Map<string, { lane: string; token: string | number; child?: string | undefined }>();
@@ -40,15 +45,24 @@ export class ProgressTokens {
     return mine;
   }
 
-  owner(token: unknown): { lane: string; token: string | number } | undefined {
-    return typeof token === 'string' ? this.owners.get(token) : undefined;
+  /**
+   * The call in flight that holds this token, if it was sent to `child` (when given): a child
+   * reporting on a token of a call on ANOTHER child owns nothing by it (review: tokens are counters,
+   * so a child could name another's).
+   */
+  owner(token: unknown, child?: string): { lane: string; token: string | number } | undefined {
+    const o = typeof token === 'string' ? this.owners.get(token) : undefined;
+    if (!o || (child !== undefined && o.child !== undefined && o.child !== child)) return undefined;
+    return o;
   }
 
-  release(token: string | undefined): void {
+  /** The call ended; `abandoned` when it ended without its answer (its upstream may go on reporting). */
+  release(token: string | undefined, abandoned = true): void {
     if (token === undefined) return;
     const o = this.owners.get(token);
     if (!o) return;
     this.owners.delete(token);
+    if (!abandoned) return;
     this.retired.set(token, { lane: o.lane, child: o.child });
     if (this.retired.size > RETIRED_MAX) this.retired.delete(this.retired.keys().next().value as string);
   }

@@ -68,16 +68,29 @@ describe('progress after its call ended (attack round 8, finding 1)', () => {
     assert.equal(other.retreats(), 1, "the token of bob's own child, said by the shared child, is foreign");
   });
 
-  it('remembers a bounded number of ended calls, and a token handed out again is live again', () => {
+  it('remembers a bounded number of abandoned calls (never answered ones), and a token handed out again is live again', () => {
     const p = new ProgressTokens();
     const first = p.track('research', 'lgp-1');
     p.release(first);
     assert.equal(p.retiredCall('lgp-1')?.lane, 'research');
-    for (let i = 2; i < 5000; i += 1) p.release(p.track('research', `lgp-${i}`));
-    assert.equal(p.retiredCall('lgp-1'), undefined, 'the oldest is forgotten past the bound');
-    assert.equal(p.retiredCall('lgp-4999')?.lane, 'research');
-    p.track('alice', 'lgp-4999');
-    assert.equal(p.retiredCall('lgp-4999'), undefined);
-    assert.equal(p.owner('lgp-4999')?.lane, 'alice');
+    // Calls answered normally are not remembered: a lane's ordinary traffic pushes nothing out.
+    for (let i = 2; i < 100_000; i += 1) p.release(p.track('research', `lgp-${i}`), false);
+    assert.equal(p.retiredCall('lgp-1')?.lane, 'research', 'still remembered after 100,000 answered calls');
+    assert.equal(p.retiredCall('lgp-99999'), undefined);
+    for (let i = 100_000; i < 170_000; i += 1) p.release(p.track('research', `lgp-${i}`));
+    assert.equal(p.retiredCall('lgp-1'), undefined, 'the oldest abandoned one is forgotten past the bound (65,536)');
+    assert.equal(p.retiredCall('lgp-169999')?.lane, 'research');
+    p.track('alice', 'lgp-169999');
+    assert.equal(p.retiredCall('lgp-169999'), undefined);
+    assert.equal(p.owner('lgp-169999')?.lane, 'alice');
+  });
+
+  it("a token of a call in flight on another child attributes nothing: its progress never reaches that call's lane", () => {
+    const r = rig();
+    r.progress.track('carol', 'lgp-101', 'carol|legacy');
+    r.frames.notification('every', shared, progressOf('lgp-101'));
+    assert.equal(r.notes.filter((n) => n.method === 'lanegate/notify').length, 0, "not delivered to carol's call");
+    assert.equal(r.retreats(), 1, 'a contested shared child naming another child’s token is a hazard');
+    assert.equal(r.progress.owner('lgp-101', 'carol|legacy')?.lane, 'carol');
   });
 });
