@@ -148,58 +148,64 @@ export class ServerSlot {
     return scopeOf(inst, this.placement === 'shared');
   }
 
+  /**
+   * What a child of this slot says, carried to the host. A closed slot's children are on their way
+   * out (a reload replaced the slot): what they still say is not the new slot's, which the host
+   * finds by server name, so it is dropped (a request refused).
+   */
+  private childEvents(inst: Instance): Parameters<SlotHooks['connect']>[2] {
+    const name = this.config.name;
+    return {
+      onNotification: (n) => {
+        if (this.closed) return;
+        if (n.method.endsWith('/list_changed')) inst.surface = undefined;
+        this.hooks.onNotification(name, this.scopeOf(inst), n);
+      },
+      onServerRequest: (r) =>
+        this.closed
+          ? Promise.reject(new LanegateError('upstream_unavailable', `upstream "${name}" is shutting down`))
+          : this.hooks.onServerRequest(name, this.scopeOf(inst), r),
+      onExit: (detail) => this.onExit(inst, detail),
+    };
+  }
+
   private start(inst: Instance): Promise<UpstreamConn> {
     const lane = inst.lane;
     const name = this.config.name;
-    const p = this.hooks
-      .connect(
-        this.config,
-        lane,
-        {
-          onNotification: (n) => {
-            if (n.method.endsWith('/list_changed')) inst.surface = undefined;
-            this.hooks.onNotification(name, this.scopeOf(inst), n);
-          },
-          onServerRequest: (r) => this.hooks.onServerRequest(name, this.scopeOf(inst), r),
-          onExit: (detail) => this.onExit(inst, detail),
-        },
-        inst.era,
-        this.config.upstreamEra === 'auto',
-      )
-      .then(
-        (conn) => {
-          inst.starting = undefined;
-          if (this.closed || inst.stopping) {
-            void conn.stop();
-            throw new LanegateError('upstream_unavailable', `upstream "${name}" stopped`, { kind: 'crashed' });
-          }
-          const spoken: Era = conn.modern ? 'modern' : 'legacy';
-          if (spoken !== inst.era && !adoptEra(this.instances, this.unspoken, inst, spoken)) {
-            inst.stopping = true;
-            void conn.stop();
-            return this.conn(lane ?? '', spoken);
-          }
-          inst.conn = conn;
-          inst.startedAt = Date.now();
-          this.touch(inst); // a restart after a crash idles out like any start
-          inst.surface = undefined;
-          this.hooks.onConnected?.(name, inst.key, conn);
-          this.hooks.onEvent(startedEvent(name, lane, conn));
-          return conn;
-        },
-        (e: unknown) => {
-          inst.starting = undefined;
-          if (this.config.upstreamEra === 'auto' && inst.era === 'modern') {
-            // It hung up on, or never answered, a 2026-07-28 opening: speak the handshake era next time.
-            this.unspoken.add('modern');
-            if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
-          }
-          const detail = e instanceof LanegateError ? e.detail : 'failed to start';
-          noteFailure(inst, `failed to start (${detail})`, undefined, 'start_failed');
-          this.hooks.onEvent({ server: name, ...(lane ? { lane } : {}), kind: 'start_failed', detail });
-          throw new LanegateError('upstream_unavailable', `upstream "${name}" failed to start: ${detail}`, { kind: 'start_failed' });
-        },
-      );
+    const p = this.hooks.connect(this.config, lane, this.childEvents(inst), inst.era, this.config.upstreamEra === 'auto').then(
+      (conn) => {
+        inst.starting = undefined;
+        if (this.closed || inst.stopping) {
+          void conn.stop();
+          throw new LanegateError('upstream_unavailable', `upstream "${name}" stopped`, { kind: 'crashed' });
+        }
+        const spoken: Era = conn.modern ? 'modern' : 'legacy';
+        if (spoken !== inst.era && !adoptEra(this.instances, this.unspoken, inst, spoken)) {
+          inst.stopping = true;
+          void conn.stop();
+          return this.conn(lane ?? '', spoken);
+        }
+        inst.conn = conn;
+        inst.startedAt = Date.now();
+        this.touch(inst); // a restart after a crash idles out like any start
+        inst.surface = undefined;
+        this.hooks.onConnected?.(name, inst.key, conn);
+        this.hooks.onEvent(startedEvent(name, lane, conn));
+        return conn;
+      },
+      (e: unknown) => {
+        inst.starting = undefined;
+        if (this.config.upstreamEra === 'auto' && inst.era === 'modern') {
+          // It hung up on, or never answered, a 2026-07-28 opening: speak the handshake era next time.
+          this.unspoken.add('modern');
+          if (this.instances.get(inst.key) === inst) this.instances.delete(inst.key);
+        }
+        const detail = e instanceof LanegateError ? e.detail : 'failed to start';
+        noteFailure(inst, `failed to start (${detail})`, undefined, 'start_failed');
+        this.hooks.onEvent({ server: name, ...(lane ? { lane } : {}), kind: 'start_failed', detail });
+        throw new LanegateError('upstream_unavailable', `upstream "${name}" failed to start: ${detail}`, { kind: 'start_failed' });
+      },
+    );
     inst.starting = p;
     return p;
   }
