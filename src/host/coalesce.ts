@@ -7,17 +7,19 @@
  * lane's p99 at 435 ms). The last job always runs after the last request: nothing is lost.
  */
 export class Coalescer {
-  private readonly keys = new Map<string, { again: boolean }>();
+  private readonly keys = new Map<string, { again: boolean; job: () => Promise<unknown> }>();
 
   constructor(private readonly gapMs = 250) {}
 
   run(key: string, job: () => Promise<unknown>): void {
     const busy = this.keys.get(key);
     if (busy) {
+      // The latest ask's job is the one run next (its slot may be a new one after a reload).
       busy.again = true;
+      busy.job = job;
       return;
     }
-    const state = { again: false };
+    const state = { again: false, job };
     this.keys.set(key, state);
     const next = (): void => {
       const t = setTimeout(() => {
@@ -26,7 +28,8 @@ export class Coalescer {
           return;
         }
         state.again = false;
-        void job()
+        void state
+          .job()
           .catch(() => undefined)
           .finally(next);
       }, this.gapMs);

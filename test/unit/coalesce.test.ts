@@ -35,6 +35,14 @@ describe('list_changed re-vets, coalesced (attack round 8, finding 7)', () => {
     assert.deepEqual(runs, ['a', 'b', 'a2']);
   });
 
+  it('the run after a burst is the latest ask’s job', async () => {
+    const c = new Coalescer(10);
+    const ran: string[] = [];
+    for (const tag of ['first', 'second', 'third']) c.run('k', async () => void ran.push(tag));
+    await sleep(50);
+    assert.deepEqual(ran, ['first', 'third']);
+  });
+
   it('a job that fails does not stop the next one', async () => {
     const c = new Coalescer(10);
     let runs = 0;
