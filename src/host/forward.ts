@@ -62,7 +62,12 @@ export const forward = async (
   // Before admission: a request refused for a secret starts no child and moves no lane.
   // A long string is scanned a rule at a time, other lanes' messages handled between the passes.
   const scanning = d.secrets.argumentsPaced(slot.config, lane, method, params, turn);
-  if (scanning) await scanning;
+  if (scanning) {
+    await scanning;
+    // The scan yielded: a reload may have taken the server from the lane (or replaced its slot) meanwhile.
+    if (d.byPrefix(prefix as string) !== slot || !d.serversOf(lane).includes(slot.config.name))
+      throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
+  }
   const conn = await admitCall(d.gate, slot, { lane, era, method, ...(headers ? { headers } : {}) }, params);
   // What a lane asks its own child decides whether it may move at a promotion (only a probed server can be promoted).
   if (slot.config.probe?.length && (slot.placement === 'dedicated' || slot.waiting.has(lane)))
