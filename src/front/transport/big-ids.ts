@@ -57,8 +57,47 @@ export const exactRequestIdStandIn = (body: unknown, text: string): string | und
   const id = b?.params?.requestId;
   if (b?.method !== 'notifications/cancelled' || typeof id !== 'number' || Number.isSafeInteger(id) || !Number.isInteger(id))
     return undefined;
-  const digits = /"requestId"\s*:\s*(-?\d+)\s*[,}]/.exec(text)?.[1];
+  const digits = integerMember(text, 'params', 'requestId');
   return digits === undefined ? undefined : `${MARK}${digits}`;
+};
+
+/**
+ * The integer literal of `outer.inner` in a JSON object's text (outer a top-level member, inner a
+ * member of it), the LAST such member as JSON.parse keeps it; undefined when it is not an integer
+ * literal. Reads keys by depth, so a `requestId` nested anywhere else (in _meta, in a string) is not it.
+ */
+const integerMember = (text: string, outer: string, inner: string): string | undefined => {
+  let depth = 0;
+  let key: string | undefined;
+  let inOuter = false;
+  let found: string | undefined;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let j = i + 1;
+      while (j < text.length && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
+      const s = text.slice(i + 1, j);
+      i = j;
+      let k = j + 1;
+      while (k < text.length && /\s/.test(text[k] ?? '')) k += 1;
+      if (text[k] !== ':') continue;
+      key = s;
+      if (depth === 2 && inOuter && s === inner) {
+        const m = /^\s*(-?\d+)(?=\s*[,}])/.exec(text.slice(k + 1, k + 80));
+        found = m?.[1];
+      }
+      continue;
+    }
+    if (c === 123 || c === 91) {
+      depth += 1;
+      if (depth === 2) inOuter = c === 123 && key === outer;
+      key = undefined;
+    } else if (c === 125 || c === 93) {
+      depth -= 1;
+      if (depth < 2) inOuter = false;
+    }
+  }
+  return found;
 };
 
 /** Answer text with every stand-in written back as the digits it stands for. */

@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { exactRequestIdStandIn } from '../../src/front/transport/big-ids.js';
+
+const standIn = (text: string): string | undefined => exactRequestIdStandIn(JSON.parse(text), text)?.replace('\u0000lanegate-id:', '');
+const BIG = '12345678901234567891';
+
+describe("a cancel's requestId beyond 2^53, read exactly (issue 19; review)", () => {
+  it('reads params.requestId, not a requestId nested elsewhere or written inside a string', () => {
+    assert.equal(standIn(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":${BIG},"reason":"x"}}`), BIG);
+    assert.equal(
+      standIn(
+        `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"_meta":{"requestId":11111111111111111111},"requestId":${BIG}}}`,
+      ),
+      BIG,
+    );
+    assert.equal(
+      standIn(
+        `{"requestId":99999999999999999999,"jsonrpc":"2.0","method":"notifications/cancelled","params":{"note":"\\"requestId\\": 77777777777777777777","requestId":${BIG}}}`,
+      ),
+      BIG,
+    );
+  });
+
+  it('takes the last of duplicate keys, as JSON.parse does; leaves safe ids and other methods alone', () => {
+    assert.equal(
+      standIn(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":11111111111111111111,"requestId":${BIG}}}`),
+      BIG,
+    );
+    assert.equal(standIn('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42}}'), undefined);
+    assert.equal(standIn(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":${BIG}}}`), undefined);
+  });
+});
