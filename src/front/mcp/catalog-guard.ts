@@ -98,7 +98,24 @@ export class CatalogGuard {
     return new Map([...found].map(([server, findings]) => [server, { findings, refusal: catalogRefusal(server, lane, findings) }]));
   }
 
+  /** What the verdicts were judged under: the operator's overrides and the policy (a verdict kept from a whole listing holds only while both are the same). */
+  basis(): string {
+    return `${this.overrides().stamp}\u0000${String(policyStamp(this.policy()))}`;
+  }
+
   clear(): void {
     this.memo.clear();
   }
 }
+
+const stamps = new WeakMap<object, number>();
+let nextStamp = 1;
+/** A number per policy object (a reload makes a new one). */
+const policyStamp = (p: Policy): number => {
+  let n = stamps.get(p);
+  if (n === undefined) {
+    n = nextStamp++;
+    stamps.set(p, n);
+  }
+  return n;
+};

@@ -42,6 +42,8 @@ export class Catalog {
    * a listing changes, so it holds only what current listings were made of.
    */
   private readonly answers = new Map<string, Listing>();
+  /** Each lane's verdict on its last listing with no upstream absent. */
+  private readonly lastWhole = new Map<string, { basis: string; verdict: LaneVerdict }>();
 
   constructor(
     private readonly policy: () => Policy,
@@ -99,7 +101,14 @@ export class Catalog {
     let verdict: LaneVerdict;
     if (method === 'tools/list') {
       const content = parts.map((p) => p.id ?? `absent ${p.absent.map((a) => a.server).join(',')}`).join('\n');
-      verdict = (this.guard as CatalogGuard).judge(lane, whole.items, content);
+      const now = (this.guard as CatalogGuard).judge(lane, whole.items, content);
+      // A listing with an absent upstream shows only part of the catalog: what the last whole one
+      // withheld stays withheld (else crashing one server would lift the verdict on another).
+      const partial = parts.some((p) => p.absent.length > 0);
+      const basis = (this.guard as CatalogGuard).basis();
+      if (!partial) this.lastWhole.set(lane, { basis, verdict: now });
+      const last = partial ? this.lastWhole.get(lane) : undefined;
+      verdict = last && last.basis === basis && last.verdict.size > 0 ? new Map([...last.verdict, ...now]) : now;
       this.onVerdict?.(lane, verdict);
     } else verdict = (await this.list(lane, 'tools/list', era, RECENT_ABSENT_MS)).withheld ?? NOTHING_WITHHELD;
     return { ...withholdFrom(this.policy(), lane, whole, verdict), withheld: verdict };
