@@ -7,7 +7,7 @@
  */
 import { contextFindings } from './context.js';
 import type { Finding } from './findings.js';
-import { type Refusal, semanticRemedy } from './refusal.js';
+import { laneWithheld, type Refusal } from './refusal.js';
 import { toolStrings } from './strings.js';
 import { type TrustOverride, uncovered } from './trust.js';
 
@@ -48,18 +48,11 @@ export const catalogFindings = (servers: readonly CatalogServer[], overrides: re
 };
 
 /** A server withheld from one lane by that lane's catalog, in the refusal format every guard refusal has. */
-export const catalogRefusal = (server: string, lane: string, open: readonly Finding[]): Refusal => {
-  const first = open[0] as Finding;
-  return {
-    upstream: server,
-    lanes: [lane],
-    layer: 'semantic',
-    tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
-    item: first.item,
-    finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
-    matched: first.matched,
-    action: `upstream withheld from lane "${lane}", whose catalog joins it with servers of other hosts; lanes without those servers still get it`,
-    remedy: semanticRemedy(server, first.item),
-    when: 'lane catalog',
-  };
-};
+export const catalogRefusal = (server: string, lane: string, open: readonly Finding[]): Refusal =>
+  laneWithheld(
+    server,
+    lane,
+    open,
+    `upstream withheld from lane "${lane}", whose catalog joins it with servers of other hosts; lanes without those servers still get it`,
+    'lane catalog',
+  );

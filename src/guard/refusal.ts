@@ -1,4 +1,5 @@
 import { escapeUntrusted, shellQuote } from '../log/escape.js';
+import type { Finding } from './findings.js';
 
 export interface Refusal {
   upstream: string;
@@ -35,3 +36,23 @@ export const semanticRemedy = (server: string, item: string): string[] => [
   `lanegate inspect ${shellQuote(server)} --tool ${shellQuote(item)}`,
   `override with: lanegate trust ${shellQuote(server)} --tool ${shellQuote(item)} --reviewed-by <you>`,
 ];
+
+/**
+ * A server withheld from one lane for its open findings (the first named, the rest counted), in the
+ * refusal format: by that lane's own child (a host) or by that lane's whole catalog (the front).
+ */
+export const laneWithheld = (server: string, lane: string, open: readonly Finding[], action: string, when: Refusal['when']): Refusal => {
+  const first = open[0] as Finding;
+  return {
+    upstream: server,
+    lanes: [lane],
+    layer: 'semantic',
+    tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
+    item: first.item,
+    finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
+    matched: first.matched,
+    action,
+    remedy: semanticRemedy(server, first.item),
+    when,
+  };
+};

@@ -1,7 +1,7 @@
 import type { GuardReport } from '../link/reports.js';
 import { hashOfItem } from '../guard/trust.js';
 import { itemHash } from '../guard/hash.js';
-import { type Refusal, semanticRemedy } from '../guard/refusal.js';
+import { laneWithheld, type Refusal, semanticRemedy } from '../guard/refusal.js';
 import type { Finding, Surface } from '../guard/scanner.js';
 
 export type Drift = NonNullable<GuardReport['drift']>;
@@ -52,18 +52,11 @@ export const serverRefusal = (server: string, lanes: string[], open: Finding[], 
 };
 
 /** A surface shown by one lane's own child: refused for that lane alone. */
-export const laneRefusal = (server: string, lane: string, open: Finding[]): Refusal => {
-  const first = open[0] as Finding;
-  return {
-    upstream: server,
-    lanes: [lane],
-    layer: 'semantic',
-    tool: first.kind === 'tool' ? first.item : `${first.kind} ${first.item}`,
-    item: first.item,
-    finding: `${first.finding}${open.length > 1 ? ` (+${open.length - 1} more)` : ''}`,
-    matched: first.matched,
-    action: `upstream withheld from lane "${lane}", whose own child showed this; every other child is vetted as it changes`,
-    remedy: semanticRemedy(server, first.item),
-    when: 'drift',
-  };
-};
+export const laneRefusal = (server: string, lane: string, open: Finding[]): Refusal =>
+  laneWithheld(
+    server,
+    lane,
+    open,
+    `upstream withheld from lane "${lane}", whose own child showed this; every other child is vetted as it changes`,
+    'drift',
+  );
