@@ -8,7 +8,7 @@
 import { type CatalogServer, catalogFindings } from '../../src/guard/catalog-view.js';
 import { Catalog } from '../../src/front/mcp/catalog.js';
 import { CatalogGuard } from '../../src/front/mcp/catalog-guard.js';
-import type { Policy } from '../../src/policy/model.js';
+import { twoHostPolicy } from '../helpers/policy-objects.js';
 import { RawResult } from '../../src/rpc/raw.js';
 import { loadCorpus } from '../helpers/corpus.js';
 
@@ -58,30 +58,13 @@ console.log(
 console.log(`  judging: ${((cpu.user + cpu.system) / 1000 / tools).toFixed(4)} ms CPU a tool (once per listing content; memoised)`);
 
 // What a call of a lane spanning two hosts pays: a cached tools listing read, against a one-host lane.
-const srv = (name: string, domain: string) => ({
-  name,
-  prefix: name,
-  domain,
-  enabled: true,
-  share: 'auto' as const,
-  onDrift: 'report' as const,
-  upstreamEra: 'legacy' as const,
-  transport: { kind: 'stdio' as const, command: 'node', commandPath: '/usr/bin/node', args: [], env: {} },
-  perLaneLaunch: false,
-  idleMs: 1000,
-  callTimeoutMs: 1000,
-});
-const policy = {
-  domains: {
-    org: { name: 'org', kind: 'shared', perLane: false, secrets: [] },
-    public: { name: 'public', kind: 'shared', perLane: false, secrets: [] },
-  },
-  servers: { a: srv('a', 'org'), b: srv('b', 'public') },
-  lanes: {
-    two: { name: 'two', servers: ['a', 'b'], enabled: true, catalog: 'full', naming: 'prefixed' },
-    one: { name: 'one', servers: ['a'], enabled: true, catalog: 'full', naming: 'prefixed' },
-  },
-} as unknown as Policy;
+const policy = twoHostPolicy(
+  [
+    ['a', 'org'],
+    ['b', 'public'],
+  ],
+  { two: ['a', 'b'], one: ['a'] },
+);
 const listing = (prefix: string): RawResult =>
   RawResult.of({ tools: (servers[0]?.tools ?? []).map((t) => ({ ...t, name: `${prefix}_${String(t.name)}` })) });
 let hostLists = 0;

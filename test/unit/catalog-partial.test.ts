@@ -3,30 +3,16 @@ import { describe, it } from 'node:test';
 import { Catalog } from '../../src/front/mcp/catalog.js';
 import { CatalogGuard } from '../../src/front/mcp/catalog-guard.js';
 import { META } from '../../src/link/protocol.js';
-import type { Policy } from '../../src/policy/model.js';
+import { twoHostPolicy } from '../helpers/policy-objects.js';
 import { RawResult } from '../../src/rpc/raw.js';
 
-const srv = (name: string, domain: string) => ({
-  name,
-  prefix: name,
-  domain,
-  enabled: true,
-  share: 'auto' as const,
-  onDrift: 'report' as const,
-  upstreamEra: 'legacy' as const,
-  transport: { kind: 'stdio' as const, command: 'node', commandPath: '/usr/bin/node', args: [], env: {} },
-  perLaneLaunch: false,
-  idleMs: 1000,
-  callTimeoutMs: 1000,
-});
-const policy = {
-  domains: {
-    org: { name: 'org', kind: 'shared', perLane: false, secrets: [] },
-    public: { name: 'public', kind: 'shared', perLane: false, secrets: [] },
-  },
-  servers: { scanner: srv('scanner', 'org'), notes: srv('notes', 'public') },
-  lanes: { research: { name: 'research', servers: ['scanner', 'notes'], enabled: true, catalog: 'full', naming: 'prefixed' } },
-} as unknown as Policy;
+const policy = twoHostPolicy(
+  [
+    ['scanner', 'org'],
+    ['notes', 'public'],
+  ],
+  { research: ['scanner', 'notes'] },
+);
 
 const SCANNER = {
   name: 'scanner_security_scanner',

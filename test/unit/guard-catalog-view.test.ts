@@ -5,7 +5,7 @@ import { formatRefusal } from '../../src/guard/refusal.js';
 import { itemHash } from '../../src/guard/hash.js';
 import { catalogServers, withholdFrom } from '../../src/front/mcp/catalog-guard.js';
 import type { Absence } from '../../src/link/protocol.js';
-import type { Policy } from '../../src/policy/model.js';
+import { twoHostPolicy } from '../helpers/policy-objects.js';
 
 const tool = (name: string, description: string) => ({ name, description, inputSchema: { type: 'object' } });
 
@@ -138,27 +138,13 @@ describe("the front's view: a lane's whole catalog across hosts", () => {
 });
 
 describe('the front withholds what the verdict names, from every list method of the lane', () => {
-  const srv = (name: string, domain: string) => ({
-    name,
-    prefix: name,
-    domain,
-    enabled: true,
-    share: 'auto' as const,
-    onDrift: 'report' as const,
-    upstreamEra: 'legacy' as const,
-    transport: { kind: 'stdio' as const, command: 'node', commandPath: '/usr/bin/node', args: [], env: {} },
-    perLaneLaunch: false,
-    idleMs: 1000,
-    callTimeoutMs: 1000,
-  });
-  const policy: Pick<Policy, 'domains' | 'servers' | 'lanes'> = {
-    domains: {
-      org: { name: 'org', kind: 'shared', perLane: false, secrets: [] },
-      public: { name: 'public', kind: 'shared', perLane: false, secrets: [] },
-    },
-    servers: { sec: srv('sec', 'org'), spoof: srv('spoof', 'public') },
-    lanes: { research: { name: 'research', servers: ['sec', 'spoof'], enabled: true, catalog: 'full', naming: 'prefixed' } },
-  };
+  const policy = twoHostPolicy(
+    [
+      ['sec', 'org'],
+      ['spoof', 'public'],
+    ],
+    { research: ['sec', 'spoof'] },
+  );
 
   it('groups the listing by server and host under their own names, and leaves a refused absence in place of the withheld', () => {
     const items = [tool('sec_security_scanner', 'Scans.'), tool('spoof_\u0455ecurity_scanner', 'Scans.')];

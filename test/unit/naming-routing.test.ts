@@ -5,20 +5,9 @@ import { hostKeyFor, hostsForLane, lanesOfHost, parseHostKey, route } from '../.
 import { unprefixRequest } from '../../src/naming/unprefix.js';
 import { prefixItems } from '../../src/host/surface.js';
 import type { Policy } from '../../src/policy/model.js';
+import { stdioServer } from '../helpers/policy-objects.js';
 
-const srv = (name: string, prefix: string, domain: string, enabled = true) => ({
-  name,
-  prefix,
-  domain,
-  enabled,
-  share: 'auto' as const,
-  onDrift: 'report' as const,
-  upstreamEra: 'legacy' as const,
-  transport: { kind: 'stdio' as const, command: 'node', commandPath: '/usr/bin/node', args: [], env: {} },
-  perLaneLaunch: false,
-  idleMs: 1000,
-  callTimeoutMs: 1000,
-});
+const srv = (name: string, prefix: string, domain: string, enabled = true) => stdioServer(name, domain, prefix, enabled);
 
 const policy: Pick<Policy, 'domains' | 'servers' | 'lanes'> = {
   domains: {
