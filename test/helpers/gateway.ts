@@ -133,17 +133,22 @@ commands:
 export const operatorApi = async (gw: RunningGateway, p: string, method = 'GET'): Promise<unknown> =>
   (await fetch(gw.url.replace(/\/mcp$/, p), { method, headers: { authorization: `Bearer ${gw.operatorToken}` } })).json();
 
+/** Runs a measure pass through the operator API and waits (at most 2 min) for it to end; a pass that passes promotes live. */
+export const measurePass = async (gw: RunningGateway): Promise<void> => {
+  await operatorApi(gw, '/api/measure', 'POST');
+  for (let i = 0; i < 1200; i += 1) {
+    const p = (await operatorApi(gw, '/api/measure')) as { running: boolean };
+    if (!p.running) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
 /**
  * Earns placement as an operator does: an uncapped measure pass (pre-flight + demonstration),
  * then a restart in the same directory, since placement is decided when a host starts.
  */
 export const measureThenRestart = async (gw: RunningGateway): Promise<RunningGateway> => {
-  await operatorApi(gw, '/api/measure', 'POST');
-  for (let i = 0; i < 1200; i += 1) {
-    const p = (await operatorApi(gw, '/api/measure')) as { running: boolean };
-    if (!p.running) break;
-    await new Promise((r) => setTimeout(r, 100));
-  }
+  await measurePass(gw);
   await gw.stop();
   return startGateway(readFileSync(gw.policyFile, 'utf8'), { dir: gw.dir });
 };

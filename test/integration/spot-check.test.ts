@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli, operatorApi, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, operatorApi, policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
 import { sleep, waitFor } from '../helpers/procs.js';
 
@@ -47,8 +47,7 @@ describe('spot checks: state that no lane’s own text reveals is seen by a synt
     gw = await startGateway(POLICY, { env: { LANEGATE_SPOT_CHECK_MS: '500' } });
     tokens.a = await gw.token('a');
     tokens.b = await gw.token('b');
-    await operatorApi(gw, '/api/measure', 'POST');
-    await waitFor(async () => !((await operatorApi(gw, '/api/measure')) as { running: boolean }).running || undefined, 120_000, 200);
+    await measurePass(gw);
     await waitFor(async () => ((await row())?.placement === 'shared' ? true : undefined), 20_000);
   });
   after(async () => gw.stop());

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli, EVERYTHING, operatorApi, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, EVERYTHING, policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
 import { sleep, waitFor } from '../helpers/procs.js';
 import { parse } from 'yaml';
@@ -82,8 +82,7 @@ describe('spot checks compare a shared child with fresh processes launched as it
     writeFileSync(gw.policyFile, policy(`    probe: ${JSON.stringify(kept)}`));
     const reloaded = await cli(['reload', '--policy', gw.policyFile, '--url', gw.url]);
     assert.equal(reloaded.exitCode, 0, String(reloaded.stderr));
-    await operatorApi(gw, '/api/measure', 'POST');
-    await waitFor(async () => !((await operatorApi(gw, '/api/measure')) as { running: boolean }).running || undefined, 120_000, 200);
+    await measurePass(gw);
     for (const s of ['everything', 'where']) {
       const r = await waitFor(async () => {
         const x = await row(s);

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { cli, operatorApi, policyHead, ROOT, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, operatorApi, policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
 import { sleep, waitFor } from '../helpers/procs.js';
 
@@ -93,8 +93,7 @@ describe('the tripwire: a shared process that starts leaking is caught in servic
     gw = await startGateway(POLICY);
     tokens.a = await gw.token('a');
     tokens.b = await gw.token('b');
-    await operatorApi(gw, '/api/measure', 'POST');
-    await waitFor(async () => !((await operatorApi(gw, '/api/measure')) as { running: boolean }).running || undefined, 120_000, 200);
+    await measurePass(gw);
     // Both pass the demonstration and are shared at once (live promotion).
     await waitFor(async () => {
       const r = await review();
