@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exactRequestIdStandIn } from '../../src/front/transport/big-ids.js';
+import { exactIdStandIn, exactRequestIdStandIn } from '../../src/front/transport/big-ids.js';
 
 const standIn = (text: string): string | undefined => exactRequestIdStandIn(JSON.parse(text), text)?.replace('\u0000lanegate-id:', '');
 const BIG = '12345678901234567891';
@@ -29,5 +29,13 @@ describe("a cancel's requestId beyond 2^53, read exactly (issue 19; review)", ()
     );
     assert.equal(standIn('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":42}}'), undefined);
     assert.equal(standIn(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":${BIG}}}`), undefined);
+  });
+
+  it("a request's own id is read at the top level only, the last of duplicates", () => {
+    const id = (text: string): string | undefined => exactIdStandIn(JSON.parse(text), text)?.replace('\u0000lanegate-id:', '');
+    assert.equal(id(`{"jsonrpc":"2.0","id":${BIG},"method":"tools/list"}`), BIG);
+    assert.equal(id(`{"params":{"id":11111111111111111111},"jsonrpc":"2.0","method":"tools/list","id":-${BIG}}`), `-${BIG}`);
+    assert.equal(id(`{"id":11111111111111111111,"id":${BIG},"method":"tools/list"}`), BIG);
+    assert.equal(id('{"jsonrpc":"2.0","id":7,"method":"tools/list"}'), undefined);
   });
 });

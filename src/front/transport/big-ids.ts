@@ -8,42 +8,11 @@ const MARK = '\u0000lanegate-id:';
 /** The stand-in as JSON.stringify writes it (the NUL escaped), with its digits. */
 const WRITTEN = /"\\u0000lanegate-id:(-?\d+)"/g;
 
-/** The text of the top-level `"id"` member of a JSON object's text, if it is an integer literal. */
-const topLevelIntegerId = (text: string): string | undefined => {
-  let depth = 0;
-  let i = 0;
-  const n = text.length;
-  while (i < n) {
-    const c = text.charCodeAt(i);
-    if (c === 34) {
-      // A string: a key at depth 1 may be "id".
-      let j = i + 1;
-      while (j < n && text.charCodeAt(j) !== 34) j += text.charCodeAt(j) === 92 ? 2 : 1;
-      const key = text.slice(i + 1, j);
-      i = j + 1;
-      if (depth === 1 && key === 'id') {
-        let k = i;
-        while (k < n && /\s/.test(text[k] ?? '')) k += 1;
-        if (text[k] !== ':') continue;
-        k += 1;
-        while (k < n && /\s/.test(text[k] ?? '')) k += 1;
-        const m = /^-?\d+(?=\s*[,}])/.exec(text.slice(k, k + 64));
-        return m?.[0];
-      }
-      continue;
-    }
-    if (c === 123 || c === 91) depth += 1;
-    else if (c === 125 || c === 93) depth -= 1;
-    i += 1;
-  }
-  return undefined;
-};
-
 /** The stand-in id for a message whose id JSON.parse rounded, or undefined when its id is exact. */
 export const exactIdStandIn = (body: unknown, text: string): string | undefined => {
   const id = (body as { id?: unknown } | null)?.id;
   if (typeof id !== 'number' || Number.isSafeInteger(id) || !Number.isInteger(id)) return undefined;
-  const digits = topLevelIntegerId(text);
+  const digits = integerMember(text, ['id']);
   return digits === undefined ? undefined : `${MARK}${digits}`;
 };
 
@@ -57,19 +26,21 @@ export const exactRequestIdStandIn = (body: unknown, text: string): string | und
   const id = b?.params?.requestId;
   if (b?.method !== 'notifications/cancelled' || typeof id !== 'number' || Number.isSafeInteger(id) || !Number.isInteger(id))
     return undefined;
-  const digits = integerMember(text, 'params', 'requestId');
+  const digits = integerMember(text, ['params', 'requestId']);
   return digits === undefined ? undefined : `${MARK}${digits}`;
 };
 
 /**
- * The integer literal of `outer.inner` in a JSON object's text (outer a top-level member, inner a
- * member of it), the LAST such member as JSON.parse keeps it; undefined when it is not an integer
- * literal. Reads keys by depth, so a `requestId` nested anywhere else (in _meta, in a string) is not it.
+ * The integer literal at `path` in a JSON object's text (`['id']`: the top-level id;
+ * `['params', 'requestId']`: a member of the top-level params object), the LAST such member as
+ * JSON.parse keeps it; undefined when it is not an integer literal. Keys are read by depth, so the
+ * same name nested anywhere else (in _meta, inside a string) is not it. One linear pass.
  */
-const integerMember = (text: string, outer: string, inner: string): string | undefined => {
+const integerMember = (text: string, path: readonly string[]): string | undefined => {
   let depth = 0;
   let key: string | undefined;
-  let inOuter = false;
+  // How many of the path's containers the scan is inside (an object at depth d opened under path[d-1]).
+  let inside = 0;
   let found: string | undefined;
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
@@ -82,19 +53,18 @@ const integerMember = (text: string, outer: string, inner: string): string | und
       while (k < text.length && /\s/.test(text[k] ?? '')) k += 1;
       if (text[k] !== ':') continue;
       key = s;
-      if (depth === 2 && inOuter && s === inner) {
-        const m = /^\s*(-?\d+)(?=\s*[,}])/.exec(text.slice(k + 1, k + 80));
-        found = m?.[1];
-      }
+      if (depth === path.length && inside === path.length - 1 && s === path[path.length - 1])
+        found = /^\s*(-?\d+)(?=\s*[,}])/.exec(text.slice(k + 1, k + 80))?.[1];
       continue;
     }
     if (c === 123 || c === 91) {
       depth += 1;
-      if (depth === 2) inOuter = c === 123 && key === outer;
+      // The top object is depth 1; a container at depth d + 1 is on the path if opened under path[d - 1].
+      if (depth >= 2 && inside === depth - 2 && c === 123 && key === path[depth - 2]) inside = depth - 1;
       key = undefined;
     } else if (c === 125 || c === 93) {
       depth -= 1;
-      if (depth < 2) inOuter = false;
+      if (inside > Math.max(0, depth - 1)) inside = Math.max(0, depth - 1);
     }
   }
   return found;
