@@ -79,17 +79,22 @@ export class SecretGate {
     pause: () => Promise<void>,
   ): Promise<void> | undefined {
     const { ignore } = this.policy(server);
-    const found = Object.keys(params)
-      .filter((k) => k !== 'name')
-      .map((k) => this.detector.scanPaced(sentPart(k, params[k]), k, ignore, pause));
-    if (found.every(Array.isArray)) {
-      const findings = (found as SecretFinding[][]).flat();
+    const findings: SecretFinding[] = [];
+    const pending: Promise<SecretFinding[]>[] = [];
+    for (const k of Object.keys(params)) {
+      if (k === 'name') continue;
+      const found = this.detector.scanPaced(sentPart(k, params[k]), k, ignore, pause);
+      if (Array.isArray(found)) findings.push(...found);
+      else pending.push(found);
+    }
+    const judge = (): undefined => {
       if (findings.length > 0) this.refuseArguments(server, lane, method, findings);
       return undefined;
-    }
-    return Promise.all(found).then((all) => {
-      const findings = all.flat();
-      if (findings.length > 0) this.refuseArguments(server, lane, method, findings);
+    };
+    if (pending.length === 0) return judge();
+    return Promise.all(pending).then((all) => {
+      for (const f of all) findings.push(...f);
+      judge();
     });
   }
 
