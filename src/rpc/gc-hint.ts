@@ -11,8 +11,9 @@ import { runInNewContext } from 'node:vm';
  * use has passed `heapFloor` (64 MiB). A forced collection is a full stop-the-world one (5-60 ms
  * with large answers in flight) where V8's own run mostly beside the event loop: below the floor
  * those do the work, so a lane reading its large answers costs other lanes fewer pauses (issue
- * 19's byte-flood bench: the front's GC time per 3.9 MB echo fell by half). At 128 MiB the
- * front's memory settled slower after a burst (fuzz waited 16 s longer for it); 64 MiB kept both.
+ * 19's byte-flood bench: the front's GC time per 3.9 MB echo fell by half). 64 MiB rather than
+ * 128: the fairness measured the same at both, and the lower floor bounds the garbage a burst
+ * leaves (one full test run at 128 had fuzz wait 33 s for the front's RSS to settle, another 17 s).
  */
 const obtainGc = (): (() => void) | undefined => {
   try {
