@@ -1,4 +1,4 @@
-// The test suite's runner (npm test runs it after the build): node's own test runner, in three phases
+// The test suite's runner (npm test runs it after the build): node's own test runner, in two phases
 // reported as one run by node's reporter (spec on a terminal, TAP otherwise, as `node --test`
 // chooses), with node's summary (tests, suites, pass, fail, ...) once at the end, summed.
 //
@@ -6,9 +6,9 @@
 //    port 0 in its own temp dir) run in parallel, CONCURRENCY files at a time, and beside them the
 //    unit files (pure), all in one process. Each phase's start is printed as a diagnostic line
 //    (`phase N at S s: ...`).
-// 2. The files in SERIAL run one at a time, after phase 1, on a machine otherwise quiet: they
-//    assert a memory peak or a rate, which other files' processes would distort.
-// 3. The files in TIMED (a duration with a wide margin) run two at a time, after phase 2.
+// 2. After phase 1, two lanes side by side: the files in SERIAL one at a time (each asserts a memory
+//    peak or a rate, which phase 1's processes would distort), and beside them the files in TIMED
+//    (a duration with a wide margin, mostly waiting) one at a time.
 //
 // Run it as `node --import tsx test/run.mjs [file ...]` (the child processes inherit --import tsx);
 // given files, it runs only those, each in its phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's
@@ -24,9 +24,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 /**
- * Integration files that run alone (phase 2, one at a time), and why: each asserts a memory peak or
- * growth, or a rate, that depends on how fast its processes are scheduled, which other files'
- * processes would distort. (fuzz.test.ts ran in phase 1 for two full runs and passed, but the
+ * Integration files that run after phase 1, one at a time (phase 2's first lane), and why: each
+ * asserts a memory peak or growth, or a rate, that depends on how fast its processes are scheduled,
+ * which phase 1's processes would distort (one TIMED file, mostly waiting, runs beside). (fuzz.test.ts ran in phase 1 for two full runs and passed, but the
  * front's RSS grew +32 and +37 MB there against +14..22 MB alone, for a bound of 40 MB.)
  */
 const SERIAL = new Map([
@@ -36,8 +36,8 @@ const SERIAL = new Map([
 ]);
 
 /**
- * Files with a timed check that run after phase 1 (phase 3), two at a time but never beside phase 1
- * or a file of SERIAL: what each bounds is several times what it measures alone, yet phase 1's load
+ * Files with a timed check that run after phase 1, one at a time (phase 2's second lane, beside
+ * one SERIAL file): what each bounds is several times what it measures alone, yet phase 1's load
  * could reach it. They hold the timed tests of files whose others run in phase 1 (cancellation of
  * streams, lane-limits-timed of lane-limits). Keyed by path: one of them is a unit file.
  */
@@ -53,8 +53,6 @@ const TIMED = new Map([
   ['test/integration/cancellation.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have (~0.4 s measured)'],
   ['test/unit/guard-linear.test.ts', 'compares the cost of judging 16 and 64 KiB (linear ~4x, bound 8x): phase 1 load skews the pair'],
 ]);
-/** Phase 3's concurrency. */
-const TIMED_CONCURRENCY = 2;
 
 /**
  * Phase 1 starts its longest files first (measured alone and in a full run on the shared 2-core
@@ -125,11 +123,18 @@ const unitEntry = unitDir && path.join(unitDir, 'unit.test.mjs');
 if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(pathToFileURL(f).href)};\n`).join(''));
 const parallel = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
 if (unitEntry) parallel.splice(Math.min(2, parallel.length), 0, unitEntry);
+/**
+ * Phase 1 runs its files CONCURRENCY at a time; phase 2 runs two lanes side by side, each one file
+ * at a time: SERIAL's files (one core's worth of work each) in one, TIMED's (mostly waiting) in the
+ * other, so that no two SERIAL files and no two TIMED files ever overlap, and the second core is
+ * not idle while the SERIAL files run.
+ */
 const phases = [
-  { files: parallel, concurrency: CONCURRENCY },
-  { files: all.filter(isSerial), concurrency: 1 },
-  { files: all.filter(isTimed), concurrency: TIMED_CONCURRENCY },
-].filter((p) => p.files.length > 0);
+  { lanes: [parallel], concurrency: CONCURRENCY },
+  { lanes: [all.filter(isSerial), all.filter(isTimed)], concurrency: 1 },
+]
+  .map((p) => ({ ...p, lanes: p.lanes.filter((l) => l.length > 0) }))
+  .filter((p) => p.lanes.length > 0);
 
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
@@ -138,17 +143,15 @@ const times = {};
 const started = performance.now();
 
 /**
- * The phases' events in order, as one run: each phase's own summary and plan are held back (the
- * totals and one plan come at the end) and its top-level tests are numbered on from the last phase's.
+ * One lane's files through node's runner, `concurrency` at a time: its events, with the runner's
+ * own summary taken into the totals and each file's duration noted. A lane of one file at a time
+ * runs each file on its own, so that its events come whole (lanes side by side never interleave
+ * inside a file).
  */
-async function* events() {
-  let numbered = 0;
-  for (const [n, phase] of phases.entries()) {
-    const offset = numbered;
-    const at = ((performance.now() - started) / 1000).toFixed(1);
-    const how = phase.concurrency === 1 ? 'one at a time' : `${phase.concurrency} at a time`;
-    yield { type: 'test:diagnostic', data: { nesting: 0, message: `phase ${n + 1} at ${at} s: ${phase.files.length} files, ${how}` } };
-    for await (const e of run({ files: phase.files, concurrency: phase.concurrency })) {
+async function* laneEvents(files, concurrency) {
+  const batches = concurrency === 1 ? files.map((f) => [f]) : [files];
+  for (const batch of batches) {
+    for await (const e of run({ files: batch, concurrency })) {
       if (e.type === 'test:diagnostic' && e.data.nesting === 0 && e.data.file === undefined && SUMMARY.test(e.data.message)) {
         const [key, value] = e.data.message.split(' ');
         if (key in totals) totals[key] += Number(value);
@@ -159,12 +162,67 @@ async function* events() {
           e.data.details.duration_ms,
         );
       }
-      if (e.type === 'test:plan' && e.data.nesting === 0) {
-        numbered += e.data.count;
-        continue;
+      yield e;
+    }
+  }
+}
+
+/**
+ * Several lanes' events as one sequence: a lone lane streams; lanes side by side are read at once,
+ * and each file's events are passed on whole, in the order the files end.
+ */
+async function* merged(lanes, concurrency) {
+  if (lanes.length === 1) {
+    yield* laneEvents(lanes[0], concurrency);
+    return;
+  }
+  const ready = [];
+  let wake = () => {};
+  let open = lanes.length;
+  let failed;
+  for (const lane of lanes)
+    void (async () => {
+      for (const f of lane) {
+        const held = [];
+        for await (const e of laneEvents([f], 1)) held.push(e);
+        ready.push(held);
+        wake();
       }
+    })()
+      .catch((e) => {
+        failed ??= e;
+      })
+      .finally(() => {
+        open -= 1;
+        wake();
+      });
+  for (;;) {
+    while (ready.length > 0) yield* ready.shift();
+    if (failed) throw failed;
+    if (open === 0) return;
+    await new Promise((r) => {
+      wake = r;
+    });
+  }
+}
+
+/**
+ * The phases' events in order, as one run: each phase's own summary and plan are held back (the
+ * totals and one plan come at the end) and its top-level tests are numbered on from the last one's.
+ */
+async function* events() {
+  let numbered = 0;
+  for (const [n, phase] of phases.entries()) {
+    const at = ((performance.now() - started) / 1000).toFixed(1);
+    const count = phase.lanes.reduce((k, l) => k + l.length, 0);
+    const how =
+      phase.lanes.length > 1 ? `${phase.lanes.length} lanes side by side, each one file at a time` : `${phase.concurrency} at a time`;
+    yield { type: 'test:diagnostic', data: { nesting: 0, message: `phase ${n + 1} at ${at} s: ${count} files, ${how}` } };
+    for await (const e of merged(phase.lanes, phase.concurrency)) {
+      if (e.type === 'test:plan' && e.data.nesting === 0) continue;
       if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) {
-        yield { ...e, data: { ...e.data, testNumber: e.data.testNumber + offset } };
+        numbered += 1;
+        yield { ...e, data: { ...e.data, testNumber: numbered } };
         continue;
       }
       yield e;
