@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import path from 'node:path';
 import { ensureSigningKey } from '../auth/keys.js';
 import { lanesOfDomain } from '../policy/queries.js';
@@ -41,9 +42,25 @@ export const prepareState = async (policyFile: string, demoSecrets: boolean): Pr
   return { stateDir };
 };
 
-/** `lanegate init --policy FILE`: the state of an existing policy (serve runs this first). */
-export const runInit = async (policyFile: string, demoSecrets: boolean): Promise<number> =>
-  (await prepareState(policyFile, demoSecrets)) ? 0 : 1;
+/**
+ * `lanegate init --policy FILE`: the state of an existing policy. Serve runs it first, with
+ * `loadResultFd`: once the state is ready, the policy's LoadResult (as `lanegate check` and the
+ * validator child give it, secrets checked) is written there as JSON, so that serve's start needs
+ * no second process to validate the policy.
+ */
+export const runInit = async (policyFile: string, demoSecrets: boolean, loadResultFd?: number): Promise<number> => {
+  if (!(await prepareState(policyFile, demoSecrets))) return 1;
+  if (loadResultFd !== undefined) await sendOn(loadResultFd, JSON.stringify(loadPolicy(policyFile)));
+  return 0;
+};
+
+/** Writes `text` on an inherited descriptor (a pipe of the parent's) and closes it. */
+const sendOn = (fd: number, text: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const out = new Socket({ fd, readable: false, writable: true });
+    out.once('error', reject);
+    out.end(text, () => resolve());
+  });
 
 /**
  * `lanegate init [DIR]`: a commented starter policy in DIR/lanegate.yaml (never over an existing

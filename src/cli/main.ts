@@ -78,6 +78,8 @@ program
   .argument('[dir]', 'where to write lanegate.yaml (default: the current directory)')
   .addOption(policyOption().makeOptionMandatory(false))
   .option('--demo-secrets', 'with --policy: write demo secret files for that policy')
+  // serve's own: the policy's load result is written on this descriptor once the state is ready.
+  .addOption(new Option('--load-result-fd <fd>').argParser(Number).hideHelp())
   .addHelpText(
     'after',
     example(
@@ -86,14 +88,14 @@ program
       'lanegate init --policy policies/default.yaml --demo-secrets   # state of an existing policy',
     ),
   )
-  .action(async (dir: string | undefined, o: { policy?: string; demoSecrets?: boolean }, cmd: Command) => {
+  .action(async (dir: string | undefined, o: { policy?: string; demoSecrets?: boolean; loadResultFd?: number }, cmd: Command) => {
     const init = await import('./init.js');
     if (o.policy === undefined) {
       if (o.demoSecrets) cmd.error('error: --demo-secrets goes with --policy FILE (the policy whose secrets it writes)');
       return done(await init.runInitDir(dir ?? '.'));
     }
     if (dir !== undefined) cmd.error('error: init takes a directory (for a new policy) or --policy FILE (an existing one), not both');
-    done(await init.runInit(o.policy, o.demoSecrets ?? false));
+    done(await init.runInit(o.policy, o.demoSecrets ?? false, o.loadResultFd));
   });
 
 program

@@ -3,7 +3,7 @@ import { keyRetirements, keysDir, loadPublicKeys } from '../auth/keys.js';
 import { Gateway } from '../front/gateway.js';
 import { ensureOperatorToken, OPERATOR_TOKEN_FILE } from '../front/operator/operator.js';
 import { createLogger } from '../log/logger.js';
-import { loadPolicyIsolated } from '../policy/load-isolated.js';
+import { initAndLoad } from './init-step.js';
 import { reportLoad, reportWarnings } from './load-report.js';
 import path from 'node:path';
 import { CONFIG_FORMATS } from './lane-config.js';
@@ -29,10 +29,10 @@ const step = (args: string[]): Promise<number> =>
   });
 
 export const runServe = async (a: ServeArgs): Promise<number> => {
-  const initArgs = ['init', '--policy', a.policy, ...(a.demo ? ['--demo-secrets'] : [])];
-  if ((await step(initArgs)) !== 0) return 1;
-  // Validated in a child process: the front never holds the schema library or the YAML parser.
-  const loaded = await loadPolicyIsolated(a.policy);
+  // The state prepared and the policy validated in one child process: the front never holds a key,
+  // a secret, the schema library or the YAML parser.
+  const loaded = await initAndLoad(a.policy, a.demo);
+  if (!loaded) return 1;
   const policy = reportLoad(loaded, a.policy);
   if (!policy) return 1;
   reportWarnings(loaded);

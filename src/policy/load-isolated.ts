@@ -5,6 +5,24 @@ import type { LoadResult } from './load.js';
 /** Longer than any policy takes to validate; a child past it is killed and the load fails. */
 const LOAD_TIMEOUT_MS = 30_000;
 
+/** What a validator child wrote (a LoadResult as JSON), or why it is not one. */
+export const readLoadAnswer = (text: string): LoadResult | string => {
+  let r: unknown;
+  try {
+    r = JSON.parse(text);
+  } catch {
+    return 'validator answered no JSON';
+  }
+  return r !== null && typeof r === 'object' && Array.isArray((r as LoadResult).problems)
+    ? (r as LoadResult)
+    : 'validator answered something else';
+};
+
+/** A load that failed because its validator did (never a policy). */
+export const validatorFailed = (file: string, why: string): LoadResult => ({
+  problems: [{ file, line: 1, col: 1, path: '(file)', message: `the policy could not be validated (${why})` }],
+});
+
 /**
  * Loads and validates a policy in a short-lived child process, so the front never loads the
  * schema library or the YAML parser (about 10 MB of the front's memory, held for its whole life,
@@ -13,8 +31,7 @@ const LOAD_TIMEOUT_MS = 30_000;
  */
 export const loadPolicyIsolated = (file: string): Promise<LoadResult> =>
   new Promise((resolve) => {
-    const fail = (why: string): void =>
-      resolve({ problems: [{ file, line: 1, col: 1, path: '(file)', message: `the policy could not be validated (${why})` }] });
+    const fail = (why: string): void => resolve(validatorFailed(file, why));
     const child = spawn(process.execPath, [ENTRIES.policyLoad, file], { stdio: ['ignore', 'pipe', 'pipe'], env: process.env });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -28,12 +45,8 @@ export const loadPolicyIsolated = (file: string): Promise<LoadResult> =>
     child.once('close', (code, signal) => {
       clearTimeout(timer);
       if (code !== 0) return fail(signal ? `validator ended by ${signal}` : `validator exit code ${String(code)}`);
-      try {
-        const r = JSON.parse(Buffer.concat(out).toString('utf8')) as LoadResult;
-        if (!Array.isArray(r.problems)) return fail('validator answered something else');
-        resolve(r);
-      } catch {
-        fail(`validator answered no JSON: ${Buffer.concat(err).toString('utf8').slice(0, 200)}`);
-      }
+      const r = readLoadAnswer(Buffer.concat(out).toString('utf8'));
+      if (typeof r !== 'string') return resolve(r);
+      fail(r === 'validator answered no JSON' ? `${r}: ${Buffer.concat(err).toString('utf8').slice(0, 200)}` : r);
     });
   });

@@ -75,6 +75,10 @@ describe('trust domains are process boundaries', () => {
     const heap = await heapSnapshot(gw.pid, diag);
     assert.ok(heap.length > 100_000, 'a real heap snapshot');
     for (const c of [ORG, MAIL_A, MAIL_B]) assert.ok(!heap.includes(c), `front heap holds no ${c.split('-')[1]} canary`);
+    // Nor the policy's parsers: init and the validation ran in a child (src/cli/init-step.ts). The
+    // names of loaded classes are in a snapshot: the front's own correlation table shows it can see one.
+    assert.ok(heap.includes('"Correlation"'), "the snapshot names the front's own classes");
+    for (const name of ['YAMLParseError', 'ZodError']) assert.ok(!heap.includes(`"${name}"`), `the front never loaded ${name}`);
   });
 
   it("a host holds only its own domain's secrets (environment and heap)", async () => {
