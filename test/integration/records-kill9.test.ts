@@ -44,37 +44,53 @@ const runAndKill = (stateDir: string, start: number, delayMs: number): Promise<s
     p.on('exit', () => resolve(out));
   });
 
+/**
+ * One state dir's share of the kills: the writer run and killed again and again, each run told to
+ * go on from past the last acknowledged observation. Returns what was acknowledged and where the
+ * next run would start.
+ */
+const killChain = async (stateDir: string, kills: number, seed: number): Promise<{ acked: number[]; start: number }> => {
+  const next = rng(seed);
+  const acked: number[] = [];
+  let start = 0;
+  for (let k = 0; k < kills; k += 1) {
+    const out = await runAndKill(stateDir, start, Math.floor(next() * 40));
+    assert.doesNotMatch(out, /CORRUPT/, `run ${k} found a records file it could not read:\n${out}`);
+    for (const m of out.matchAll(/^ack (\d+)$/gm)) acked.push(Number(m[1]));
+    start = (acked.at(-1) ?? start) + 1 + 1000; // never reuse a name an unacknowledged write may have used
+  }
+  return { acked, start };
+};
+
+/** The kills run in this many state dirs side by side (a writer each; the file runs on a machine otherwise quiet). */
+const CHAINS = 2;
+
 describe('records survive kill -9 during writes', () => {
   it(`${KILLS} SIGKILLs mid-write: every file parses, nothing acknowledged is lost, no temp file is left`, async (t) => {
-    const stateDir = tempDir('kill9');
-    const next = rng(42);
-    const acked: number[] = [];
-    let start = 0;
-    for (let k = 0; k < KILLS; k += 1) {
-      const out = await runAndKill(stateDir, start, Math.floor(next() * 40));
-      assert.doesNotMatch(out, /CORRUPT/, `run ${k} found a records file it could not read:\n${out}`);
-      for (const m of out.matchAll(/^ack (\d+)$/gm)) acked.push(Number(m[1]));
-      start = (acked.at(-1) ?? start) + 1 + 1000; // never reuse a name an unacknowledged write may have used
+    const dirs = Array.from({ length: CHAINS }, (_, c) => tempDir(`kill9-${c}`));
+    const chains = await Promise.all(dirs.map((d, c) => killChain(d, KILLS / CHAINS, 42 + c)));
+    for (const [c, { acked, start }] of chains.entries()) {
+      const stateDir = dirs[c] as string;
+      assert.ok(acked.length > KILLS / CHAINS, `the writer made progress (${acked.length} acknowledged in ${stateDir})`);
+      t.diagnostic(`${KILLS / CHAINS} kills, ${acked.length} observations acknowledged (each a hazard, a verdict and a guard record)`);
+      const records = path.join(stateDir, 'records');
+      const ledger = JSON.parse(readFileSync(path.join(records, 'observed-hazards.json'), 'utf8')) as { servers: Record<string, unknown> };
+      const verdicts = JSON.parse(readFileSync(path.join(records, 'shareability-verdicts.json'), 'utf8')) as {
+        entries: Record<string, unknown>;
+      };
+      const guard = JSON.parse(readFileSync(path.join(records, 'guard.json'), 'utf8')) as { servers: Record<string, unknown> };
+      const lost = acked.filter((i) => !ledger.servers[`s${i}`] || !verdicts.entries[`s${i}`] || !guard.servers[`s${i}`]);
+      assert.deepEqual(lost, [], `acknowledged observations lost: ${lost.slice(0, 10).join(', ')}`);
+      // The next start sweeps the temp files of killed writers.
+      await runAndKill(stateDir, start, 0);
+      // (writes are sequential, so the last kill can leave at most the one temp file it interrupted)
+      const temps = readdirSync(records).filter((f) => f.endsWith('.tmp'));
+      assert.ok(temps.length <= 1, `temp files of dead writers are swept at start (left: ${temps.join(', ')})`);
+      assert.deepEqual(
+        readdirSync(records).filter((f) => f.includes('.corrupt-')),
+        [],
+        'no file was ever found corrupt',
+      );
     }
-    assert.ok(acked.length > KILLS, `the writer made progress (${acked.length} acknowledged)`);
-    t.diagnostic(`${KILLS} kills, ${acked.length} observations acknowledged (each a hazard, a verdict and a guard record)`);
-    const records = path.join(stateDir, 'records');
-    const ledger = JSON.parse(readFileSync(path.join(records, 'observed-hazards.json'), 'utf8')) as { servers: Record<string, unknown> };
-    const verdicts = JSON.parse(readFileSync(path.join(records, 'shareability-verdicts.json'), 'utf8')) as {
-      entries: Record<string, unknown>;
-    };
-    const guard = JSON.parse(readFileSync(path.join(records, 'guard.json'), 'utf8')) as { servers: Record<string, unknown> };
-    const lost = acked.filter((i) => !ledger.servers[`s${i}`] || !verdicts.entries[`s${i}`] || !guard.servers[`s${i}`]);
-    assert.deepEqual(lost, [], `acknowledged observations lost: ${lost.slice(0, 10).join(', ')}`);
-    // The next start sweeps the temp files of killed writers.
-    await runAndKill(stateDir, start, 0);
-    // (writes are sequential, so the last kill can leave at most the one temp file it interrupted)
-    const temps = readdirSync(records).filter((f) => f.endsWith('.tmp'));
-    assert.ok(temps.length <= 1, `temp files of dead writers are swept at start (left: ${temps.join(', ')})`);
-    assert.deepEqual(
-      readdirSync(records).filter((f) => f.includes('.corrupt-')),
-      [],
-      'no file was ever found corrupt',
-    );
   });
 });
