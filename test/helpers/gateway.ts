@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
 import { loadPolicy } from '../../src/policy/load.js';
+import { tempDir } from './temp.js';
 import { issueRecordedToken } from '../../src/cli/token.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -27,7 +27,7 @@ export interface RunningGateway {
   stop: () => Promise<void>;
 }
 
-export const tempDir = (label: string): string => mkdtempSync(path.join(tmpdir(), `lanegate-${label}-`));
+export { tempDir };
 
 /** Runs the CLI to completion (check, init, token issue...). */
 export const cli = (args: string[], opts: { cwd?: string } = {}) =>

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tempDir } from '../helpers/temp.js';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { splitVia, VIA, withVia } from '../../src/link/via.js';
@@ -96,7 +95,7 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
   const quiet = { warn: () => undefined };
 
   it('records are appended in order; past maxBytes the file rotates, keeping `keep` old files', async () => {
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lanegate-audit-')), 'audit');
+    const dir = path.join(tempDir('audit'), 'audit');
     const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 4096, keep: 2, hashArguments: false }), quiet, 5);
     const lineBytes = Buffer.byteLength(`${JSON.stringify(rec(100))}\n`);
     const n = Math.ceil((4096 * 10) / lineBytes); // enough for more than keep + 1 files of each lane
@@ -129,7 +128,7 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
   });
 
   it("one lane's volume rotates out only its own history, never another lane's (attack round 7)", async () => {
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lanegate-audit-')), 'audit');
+    const dir = path.join(tempDir('audit'), 'audit');
     const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 4096, keep: 2, hashArguments: false }), quiet, 5);
     w.add(rec(0, 'alice'));
     for (let i = 1; i <= 2000; i += 1) w.add(rec(i, 'flood'));
@@ -144,7 +143,7 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
   });
 
   it('a damaged line is reported with its file and line, and the rest is still read', async () => {
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lanegate-audit-')), 'audit');
+    const dir = path.join(tempDir('audit'), 'audit');
     const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 1 << 20, keep: 2, hashArguments: false }), quiet, 5);
     w.add(rec(1));
     await w.flush();
@@ -164,7 +163,7 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
 
   it("one lane's failing file costs only its own records, counted exactly; the other lanes and the markers are written", async () => {
     const { mkdirSync, rmSync } = await import('node:fs');
-    const dir = path.join(mkdtempSync(path.join(tmpdir(), 'lanegate-audit-')), 'audit');
+    const dir = path.join(tempDir('audit'), 'audit');
     // Lane b's file is taken by a directory: its appends fail, a's do not.
     mkdirSync(auditFile(dir, 0, 'b'), { recursive: true });
     const w = new AuditWriter(dir, () => ({ enabled: true, maxBytes: 1 << 20, keep: 2, hashArguments: false }), quiet, 5);
@@ -191,7 +190,7 @@ describe('the audit file: batched, rotated by size, read back whole', () => {
   });
 
   it('a write that fails is counted and leaves a gap marker, not a silent hole', async () => {
-    const base = mkdtempSync(path.join(tmpdir(), 'lanegate-audit-'));
+    const base = tempDir('audit');
     // The audit dir's path is taken by a file: every write fails until it is gone.
     const dir = path.join(base, 'audit');
     appendFileSync(dir, 'not a directory');

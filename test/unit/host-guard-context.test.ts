@@ -1,7 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { tempDir } from '../helpers/temp.js';
 import { describe, it } from 'node:test';
 import { HostGuard } from '../../src/host/guard.js';
 import type { GuardReport } from '../../src/link/reports.js';
@@ -13,7 +11,7 @@ const tool = (name: string, description: string) => ({ name, description, inputS
 const hostGuard = (lanes: Record<string, string[]>) => {
   const reports: GuardReport[] = [];
   const g = new HostGuard(
-    mkdtempSync(path.join(tmpdir(), 'lanegate-hostguard-')),
+    tempDir('hostguard'),
     {},
     (server) =>
       Object.entries(lanes)
