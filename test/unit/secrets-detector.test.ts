@@ -183,12 +183,15 @@ describe('linear time on adversarial input', () => {
     'name chars then secret': rep(`${'a'.repeat(60)}secret`),
   };
   for (const [name, text] of Object.entries(inputs))
-    it(`1 MB of ${name} scans in well under a second`, () => {
-      const t = performance.now();
+    it(`1 MB of ${name} scans in well under a second of CPU`, () => {
+      // CPU time, not wall time: the unit files share phase 1 of npm test with busy processes, and
+      // under that load a 200 ms scan once read 1.5 s on the clock. What is bounded is the work.
+      const t = process.cpuUsage();
       d.scan({ text }, 'x');
-      const ms = performance.now() - t;
+      const used = process.cpuUsage(t);
+      const ms = (used.user + used.system) / 1000;
       // Measured 2-70 ms on a loaded 2-core machine; a quadratic pattern takes minutes.
-      assert.ok(ms < 1500, `${ms.toFixed(0)} ms`);
+      assert.ok(ms < 1500, `${ms.toFixed(0)} ms of CPU`);
     });
 });
 

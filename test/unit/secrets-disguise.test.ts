@@ -156,11 +156,14 @@ describe('reading through disguises stays linear', () => {
     '-----BEGIN with a BOM': rep('-----BEGIN\ufeff'),
   };
   for (const [name, text] of Object.entries(inputs))
-    it(`1 MB of ${name} scans in well under a second`, () => {
-      const t = performance.now();
+    it(`1 MB of ${name} scans in well under a second of CPU`, () => {
+      // CPU time, not wall time: the unit files share phase 1 of npm test with busy processes, and
+      // under that load a 200 ms scan once read 1.5 s on the clock. What is bounded is the work.
+      const t = process.cpuUsage();
       d.scan({ text }, 'x');
       d.redact(text);
-      const ms = performance.now() - t;
-      assert.ok(ms < 1500, `${ms.toFixed(0)} ms`);
+      const used = process.cpuUsage(t);
+      const ms = (used.user + used.system) / 1000;
+      assert.ok(ms < 1500, `${ms.toFixed(0)} ms of CPU`);
     });
 });
