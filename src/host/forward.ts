@@ -64,6 +64,8 @@ export const forward = async (
   const scanning = d.secrets.argumentsPaced(slot.config, lane, method, params, turn);
   if (scanning) {
     await scanning;
+    // Its last pass and the request's serialisation are steps of their own (a large request: see turn.ts).
+    await turn();
     // The scan yielded: a reload may have taken the server from the lane (or replaced its slot) meanwhile.
     if (d.byPrefix(prefix as string) !== slot || !d.serversOf(lane).includes(slot.config.name))
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
@@ -95,7 +97,9 @@ export const forward = async (
     // Where it ran, for the front's audit record (cut off before the lane sees the result).
     const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
     const judged = d.secrets.answerPaced(slot.config, lane, method, checked, turn);
+    // A large answer (its scan was paced): its last pass and its serialisation for the link are steps of their own.
     const seen = judged instanceof Promise ? await judged : judged;
+    if (judged instanceof Promise) await turn();
     return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
   } catch (e) {
     d.secrets.failure(slot.config, lane, method, e);
