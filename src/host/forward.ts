@@ -44,6 +44,16 @@ export interface Forwarded {
 }
 
 /**
+ * A paced secret scan's outcome, a turn after it: a large message's last scan pass and the
+ * serialisation that follows it are steps of their own (turn.ts).
+ */
+const paced = async <T>(scan: Promise<T>): Promise<T> => {
+  const r = await scan;
+  await turn();
+  return r;
+};
+
+/**
  * A lane's request to one of its upstreams, from the catalog check to the answer the lane gets:
  * secrets checked before admission (a refused request starts no child and moves no lane), the
  * call admitted, subscriptions and tasks recorded as the lane's, the answer checked on its way back.
@@ -63,7 +73,7 @@ export const forward = async (
   // A long string is scanned a rule at a time, other lanes' messages handled between the passes.
   const scanning = d.secrets.argumentsPaced(slot.config, lane, method, params, turn);
   if (scanning) {
-    await scanning;
+    await paced(scanning);
     // The scan yielded: a reload may have taken the server from the lane (or replaced its slot) meanwhile.
     if (d.byPrefix(prefix as string) !== slot || !d.serversOf(lane).includes(slot.config.name))
       throw new RpcFailure({ code: ERR.notInCatalog, message: "not in this lane's catalog" });
@@ -95,7 +105,7 @@ export const forward = async (
     // Where it ran, for the front's audit record (cut off before the lane sees the result).
     const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
     const judged = d.secrets.answerPaced(slot.config, lane, method, checked, turn);
-    const seen = judged instanceof Promise ? await judged : judged;
+    const seen = judged instanceof Promise ? await paced(judged) : judged;
     return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
   } catch (e) {
     d.secrets.failure(slot.config, lane, method, e);

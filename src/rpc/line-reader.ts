@@ -20,6 +20,23 @@ export interface LineReaderOptions {
 
 const KEEP = 512;
 
+/** The first (or last) KEEP characters of the text that byte pieces hold, decoding only what that needs. */
+const edgeOf = (parts: readonly Buffer[], head: boolean): string => {
+  const want = KEEP * 4;
+  const picked: Buffer[] = [];
+  let n = 0;
+  for (let i = 0; i < parts.length && n < want; i += 1) {
+    const p = parts[head ? i : parts.length - 1 - i] as Buffer;
+    if (head) picked.push(p);
+    else picked.unshift(p);
+    n += p.length;
+  }
+  const b = Buffer.concat(picked);
+  return head
+    ? b.toString('utf8', 0, Math.min(b.length, want)).slice(0, KEEP)
+    : b.toString('utf8', Math.max(0, b.length - want)).slice(-KEEP);
+};
+
 /**
  * Splits a text stream into lines, scanning each chunk once: a chunk without a line end only
  * extends the partial line (a long message arriving in many chunks is not rescanned per chunk).
@@ -37,7 +54,18 @@ export class LineReader {
 
   constructor(private readonly o: LineReaderOptions) {}
 
-  push(chunk: string): void {
+  /**
+   * A chunk of the stream. Bytes (a pipe read without an encoding) are split at line ends first
+   * and each line decoded once: a long line's chunks wait as bytes outside the JS heap, not as
+   * tens of 64 KiB strings that the young generation copies until the line ends (issue 19: the
+   * collections of those copies were the host's largest pauses beside a lane's large answers). A
+   * line end (0x0A) is never inside a multi-byte UTF-8 sequence, so each line decodes alone.
+   */
+  push(chunk: string | Buffer): void {
+    if (typeof chunk !== 'string') {
+      this.pushBytes(chunk);
+      return;
+    }
     let start = 0;
     if (this.skip) {
       const nl = chunk.indexOf('\n');
@@ -67,6 +95,64 @@ export class LineReader {
       start = nl + 1;
     }
     this.extend(chunk.slice(start));
+  }
+
+  /** The partial line's byte pieces (bytes mode), joined and decoded once when it ends. */
+  private byteParts: Buffer[] = [];
+
+  private pushBytes(buf: Buffer): void {
+    let start = 0;
+    if (this.skip) {
+      const nl = buf.indexOf(10);
+      this.skippedBytes(nl < 0 ? buf : buf.subarray(0, nl));
+      if (nl < 0) return;
+      const s = this.skip;
+      this.skip = undefined;
+      this.o.onOversize(s, true);
+      start = nl + 1;
+    }
+    let nl = buf.indexOf(10, start);
+    if (nl < 0) {
+      this.extendBytes(buf.subarray(start));
+      return;
+    }
+    let line: string;
+    if (this.byteParts.length === 0) line = buf.toString('utf8', start, nl);
+    else {
+      this.byteParts.push(buf.subarray(start, nl));
+      line = Buffer.concat(this.byteParts).toString('utf8');
+      this.byteParts = [];
+      this.bufBytes = 0;
+    }
+    start = nl + 1;
+    for (;;) {
+      this.complete(line);
+      nl = buf.indexOf(10, start);
+      if (nl < 0) break;
+      line = buf.toString('utf8', start, nl);
+      start = nl + 1;
+    }
+    this.extendBytes(buf.subarray(start));
+  }
+
+  private extendBytes(piece: Buffer): void {
+    if (piece.length === 0) return;
+    this.byteParts.push(piece);
+    this.bufBytes += piece.length;
+    if (this.bufBytes > this.o.maxBytes) {
+      this.skip = { head: edgeOf(this.byteParts, true), tail: edgeOf(this.byteParts, false), bytes: this.bufBytes };
+      this.byteParts = [];
+      this.bufBytes = 0;
+      this.o.onOversize(this.skip, false);
+    }
+  }
+
+  private skippedBytes(piece: Buffer): void {
+    const s = this.skip;
+    if (!s) return;
+    s.bytes += piece.length;
+    const text = piece.toString('utf8', Math.max(0, piece.length - KEEP * 4));
+    s.tail = text.length >= KEEP ? text.slice(-KEEP) : (s.tail + text).slice(-KEEP);
   }
 
   private extend(piece: string): void {

@@ -5,6 +5,7 @@ import { rawResultLine } from './raw.js';
 import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
 import { LineWriter } from './line-writer.js';
+import { LARGE_TURN_CHARS, onTurn } from './turn.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -66,7 +67,7 @@ export class LinePeer extends RpcEndpoint {
       sliced: opts.sliced === true,
       onLine: (line) => {
         if (line.length > LARGE_LINE) opts.onLarge?.(line.length);
-        this.onLine(line);
+        this.lineIn(line);
       },
       onOversize: (o, final) => {
         // A response whose id comes first fails the moment it passes the bound; one whose id comes
@@ -81,9 +82,10 @@ export class LinePeer extends RpcEndpoint {
         if (final) failedEarly = undefined;
       },
     });
-    input.setEncoding('utf8');
-    input.on('data', (chunk: string) => reader.push(chunk));
-    input.on('end', () => this.close(handlers.endReason ?? 'peer closed its output', handlers.endKind));
+    // Read as bytes: the reader decodes each line once (a long line's chunks stay off the JS heap).
+    input.on('data', (chunk: Buffer | string) => reader.push(chunk));
+    // Lines still waiting for their turn are handled first: an answer read before the end is not lost.
+    input.on('end', () => this.afterBacklog(() => this.close(handlers.endReason ?? 'peer closed its output', handlers.endKind)));
     input.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
     output.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
   }
@@ -91,6 +93,45 @@ export class LinePeer extends RpcEndpoint {
   /** Characters written here and not yet handed to the output stream. */
   get queued(): number {
     return this.writer.queued;
+  }
+
+  /** Lines read behind a long one that waits for its turn, in order; undefined when none waits. */
+  private backlog: string[] | undefined;
+  private backlogDone: (() => void) | undefined;
+
+  /**
+   * A long line is handled in a turn of its own (the read that completed it was one step, its
+   * parse and what follows is the next), and the lines read after it wait behind it, in order.
+   */
+  private lineIn(line: string): void {
+    if (this.backlog) this.backlog.push(line);
+    else if (line.length < LARGE_TURN_CHARS) this.onLine(line);
+    else {
+      this.backlog = [line];
+      onTurn(() => this.drainBacklog());
+    }
+  }
+
+  private drainBacklog(): void {
+    const b = this.backlog as string[];
+    for (let first = true; b.length > 0; first = false) {
+      const next = b[0] as string;
+      if (!first && next.length >= LARGE_TURN_CHARS) {
+        onTurn(() => this.drainBacklog());
+        return;
+      }
+      b.shift();
+      this.onLine(next);
+    }
+    this.backlog = undefined;
+    const done = this.backlogDone;
+    this.backlogDone = undefined;
+    done?.();
+  }
+
+  private afterBacklog(f: () => void): void {
+    if (this.backlog) this.backlogDone = f;
+    else f();
   }
 
   private onLine(line: string): void {

@@ -1,5 +1,41 @@
 /**
- * One turn of the event loop: what a long computation awaits between its steps so that other
- * lanes' messages (already read, waiting in the poll phase) are handled in between.
+ * Turns of the event loop for large work. A long computation awaits `turn()` between its steps
+ * (a large message's parse, each pass of its secret scan, its serialisation, each piece of its
+ * write) so that other lanes' messages, already read and waiting in the poll phase, are handled
+ * in between. The steps waiting for a turn form ONE queue per process, and each loop iteration
+ * releases only the first of them: with several large messages in flight, another lane's small
+ * message waits behind one such step, not behind a step of each of them run back to back (as
+ * with plain setImmediate, whose queue runs whole in one check phase). Bounded: one release per
+ * iteration, and a release never waits for anything.
  */
-export const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const waiting: (() => void)[] = [];
+let scheduled = false;
+
+const release = (): void => {
+  const next = waiting.shift();
+  if (waiting.length > 0) setImmediate(release);
+  else scheduled = false;
+  next?.();
+};
+
+/** Runs `f` in a later iteration of the event loop, after the steps queued before it, one step an iteration. */
+export const onTurn = (f: () => void): void => {
+  waiting.push(f);
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(release);
+  }
+};
+
+/** One turn (see onTurn). */
+export const turn = (): Promise<void> =>
+  new Promise((resolve) => {
+    onTurn(resolve);
+  });
+
+/**
+ * A message this long (in characters) takes its whole-message steps (read, parse, check,
+ * serialise, write) in turns of their own, so another lane's small message waits behind one
+ * such step, not behind all of them at once (issue 19). Below it, nothing changes.
+ */
+export const LARGE_TURN_CHARS = 256 * 1024;

@@ -3,32 +3,17 @@
  * The quiet lane makes sequential tools/call (echo) requests: first alone, then while the flood
  * lane opens many sessions, holds many GET streams, keeps many slow calls in flight and hammers
  * echo at concurrency 16 (each lane has its own upstream child: nothing here is shared but the
- * front and the host). Prints the quiet lane's p50/p99 alone and under the flood, as ratios.
+ * front and the host; the bench prints the placement to show it). Prints the quiet lane's p50/p99
+ * alone and under the flood, as ratios. BENCH_CASE=bytes runs the byte flood (issue 19), and the
+ * same flood against the floor bridge in the same run (floorCases); BENCH_CASE=bytes-lanegate only
+ * lanegate's, BENCH_CASE=floor only the floors.
  */
-import { Agent, request } from 'node:http';
-import { modernCall, send } from '../helpers/http.js';
+import { request } from 'node:http';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { execa } from 'execa';
+import { modernCall } from '../helpers/http.js';
 import { FIXTURE, operatorApi, policyHead, startGateway } from '../helpers/gateway.js';
-import { rssOf, unreadPost } from '../helpers/unread.js';
-
-const N = Number(process.env.BENCH_N ?? 2000);
-const agent = new Agent({ keepAlive: true, maxSockets: 256 });
-
-const post = (url: URL, c: { headers: Record<string, string>; body: string }) => send(url, c.body, c.headers, agent);
-
-const quietRun = async (url: URL, token: string): Promise<{ p50: number; p99: number; errors: number }> => {
-  const lat: number[] = [];
-  let errors = 0;
-  for (let i = 0; i < N; i += 1) {
-    const t = process.hrtime.bigint();
-    const r = await post(url, modernCall(token, i, 'fix_echo', { text: 'q' }));
-    lat.push(Number(process.hrtime.bigint() - t) / 1e6);
-    if (r.status !== 200) errors += 1;
-  }
-  lat.sort((a, b) => a - b);
-  return { p50: lat[Math.floor(N * 0.5)] ?? 0, p99: lat[Math.floor(N * 0.99)] ?? 0, errors };
-};
+import { agent, bytesFloodUntilKilled, caseRun, floorBridge, post } from './fairness-case.js';
 
 /** The flooding lane: many sessions and GET streams, 48 slow calls and 16 fast loops, until SIGTERM. */
 const floodUntilKilled = async (url: URL, tf: string): Promise<void> => {
@@ -122,82 +107,56 @@ const floodUntilKilled = async (url: URL, tf: string): Promise<void> => {
   await Promise.all(floodTasks);
 };
 
-/**
- * The byte flood (issue 19): 64 connections each send a ~3.9 MB echo and never read its answer
- * past the status line; each is dropped a second after its status and opened again, until SIGTERM.
- */
-const bytesFloodUntilKilled = async (url: URL, tf: string): Promise<void> => {
-  let flooding = true;
-  const counts: Record<string, number> = {};
-  const payload = 'z'.repeat(3_900_000);
-  const open = new Set<{ socket: { destroy: () => void } }>();
-  const slot = async (k: number): Promise<void> => {
-    for (let i = 0; flooding && i < 100_000; i += 1) {
-      const c = modernCall(tf, k * 100_000 + i, 'fix_echo', { text: payload });
-      const h = unreadPost(url, c.headers, c.body);
-      open.add(h);
-      const status = await h.status;
-      counts[status] = (counts[status] ?? 0) + 1;
-      await new Promise((r) => setTimeout(r, 1000));
-      h.socket.destroy();
-      open.delete(h);
-    }
-  };
-  const tasks = Array.from({ length: 64 }, (_, k) => slot(k));
-  process.on('SIGTERM', () => {
-    flooding = false;
-    for (const h of open) h.socket.destroy();
-    const line = Object.entries(counts)
-      .map(([s, n]) => `${n} x ${s === '0' ? 'closed' : `HTTP ${s}`}`)
-      .join(', ');
-    process.stdout.write(`unread ~3.9 MB echoes: ${line}\n`, () => process.exit(0));
-  });
-  await Promise.all(tasks);
-};
+/** The process ids of a process's children (Linux), for the floor bridge's child. */
+const childrenOf = (pid: number): number[] =>
+  readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
 
-/** The quiet lane alone, then beside `flood` (a mode of this file run as its own process). */
-const caseRun = async (
-  label: string,
-  gw: { url: string; pid: number },
-  tq: string,
-  tf: string,
-  mode: string,
-  hostPid: () => Promise<number>,
-): Promise<void> => {
-  const url = new URL(gw.url);
-  const alone = await quietRun(url, tq);
-  const hp = await hostPid();
-  const before = { front: rssOf(gw.pid).rss, host: hp ? rssOf(hp).rss : 0 };
-  const flood = execa(process.execPath, ['--import', 'tsx', fileURLToPath(import.meta.url), mode, gw.url, tf], {
-    reject: false,
-    buffer: true,
-  });
-  await new Promise((r) => setTimeout(r, 2500));
-  let peak = { ...before };
-  const sampler = setInterval(() => {
-    peak = { front: Math.max(peak.front, rssOf(gw.pid).rss), host: hp ? Math.max(peak.host, rssOf(hp).rss) : 0 };
-  }, 100);
-  const under = await quietRun(url, tq);
-  clearInterval(sampler);
-  flood.kill('SIGTERM');
-  const counts = String((await flood).stdout).trim();
-  await new Promise((r) => setTimeout(r, 3000));
-  const after = await quietRun(url, tq);
-  const base = { p50: Math.min(alone.p50, after.p50), p99: Math.min(alone.p99, after.p99) };
-  const f = (x: number): string => x.toFixed(2).padStart(8);
-  process.stdout.write(`\nfairness, ${label}: the quiet lane's sequential tools/call, ${N} calls each (ms)\n`);
-  process.stdout.write('| quiet lane        |      p50 |      p99 | errors |\n|---|---|---|---|\n');
-  process.stdout.write(`| alone, before     | ${f(alone.p50)} | ${f(alone.p99)} | ${alone.errors} |\n`);
-  process.stdout.write(`| alone, after      | ${f(after.p50)} | ${f(after.p99)} | ${after.errors} |\n`);
-  process.stdout.write(`| while flood runs  | ${f(under.p50)} | ${f(under.p99)} | ${under.errors} |\n`);
-  process.stdout.write(`| ratio to the better alone | ${f(under.p50 / base.p50)}x | ${f(under.p99 / base.p99)}x | goal p99 <= 2x |\n`);
-  process.stdout.write(
-    `RSS growth during the flood: front +${(peak.front - before.front).toFixed(0)} MB, host +${(peak.host - before.host).toFixed(0)} MB (goal < 200 MB each)\n`,
-  );
-  process.stdout.write(`flood lane meanwhile (its own process): ${counts}\n`);
+const SELF = fileURLToPath(import.meta.url);
+
+/**
+ * The byte flood's floors, in the same run: the same quiet lane and the same flood against the
+ * one-hop floor bridge, (1) both through ONE bridge and its ONE child (everything shared, as a
+ * gateway with a shared child would be), and (2) each through a bridge and child of its own
+ * (nothing shared but the machine's two cores: lanegate's placement here, without lanegate).
+ */
+const floorCases = async (): Promise<void> => {
+  const one = await floorBridge();
+  try {
+    const t = { url: one.url, token: 'none', tool: 'echo' };
+    await caseRun(
+      'FLOOR: one floor bridge and ONE child for both lanes',
+      SELF,
+      {
+        quiet: t,
+        flood: t,
+        pids: async () => ({ bridge: one.pid, child: childrenOf(one.pid)[0] ?? 0 }),
+      },
+      '--bytes-flood',
+    );
+  } finally {
+    one.stop();
+  }
+  const q = await floorBridge();
+  const fl = await floorBridge();
+  try {
+    await caseRun(
+      'FLOOR: a floor bridge and a child per lane',
+      SELF,
+      {
+        quiet: { url: q.url, token: 'none', tool: 'echo' },
+        flood: { url: fl.url, token: 'none', tool: 'echo' },
+        pids: async () => ({ 'quiet bridge': q.pid, 'flood bridge': fl.pid }),
+      },
+      '--bytes-flood',
+    );
+  } finally {
+    q.stop();
+    fl.stop();
+  }
 };
 
 const main = async (): Promise<void> => {
+  if (process.env.BENCH_CASE === 'floor') return floorCases();
   const gw = await startGateway(`${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
@@ -212,18 +171,31 @@ lanes:
   try {
     for (let i = 0; i < 1500; i += 1) await post(url, modernCall(tq, i, 'fix_echo', { text: 'w' }));
     for (let i = 0; i < 300; i += 1) await post(url, modernCall(tf, i, 'fix_echo', { text: 'w' }));
-    const hostPid = async (): Promise<number> => {
-      const p = (await operatorApi(gw, '/api/processes')) as { hosts: Record<string, { pid: number }> };
-      return Object.values(p.hosts)[0]?.pid ?? 0;
+    // fix has no demonstration, so it is dedicated: each lane has a child of its own, in one host.
+    const p = (await operatorApi(gw, '/api/processes')) as {
+      hosts: Record<string, { pid: number; children: { server: string; placement: string; lane?: string; pid: number }[] }>;
     };
+    const hosts = Object.entries(p.hosts);
+    process.stdout.write(
+      `placement: ${hosts.map(([k, h]) => `host ${k} (pid ${h.pid}): ${h.children.map((c) => `${c.server} ${c.placement} for ${c.lane ?? 'all lanes'} (pid ${c.pid})`).join(', ')}`).join('; ')}\n`,
+    );
+    const hostPid = hosts[0]?.[1].pid ?? 0;
+    const target = (tool: string) => ({
+      quiet: { url: gw.url, token: tq, tool: 'fix_echo' },
+      flood: { url: gw.url, token: tf, tool },
+      pids: async () => ({ front: gw.pid, host: hostPid }),
+    });
     const only = process.env.BENCH_CASE;
-    if (!only || only === 'calls') await caseRun('a lane flooding with calls, sessions and streams', gw, tq, tf, '--flood', hostPid);
-    if (!only || only === 'bytes') await caseRun('a lane pulling 64 unread ~3.9 MB answers', gw, tq, tf, '--bytes-flood', hostPid);
+    if (!only || only === 'calls') await caseRun('a lane flooding with calls, sessions and streams', SELF, target('fix_echo'), '--flood');
+    if (!only || only === 'bytes' || only === 'bytes-lanegate')
+      await caseRun('a lane pulling 64 unread ~3.9 MB answers (one host, a child per lane)', SELF, target('fix_echo'), '--bytes-flood');
+    if (!only || only === 'bytes') await floorCases();
   } finally {
     await gw.stop();
   }
 };
 
-if (process.argv[2] === '--flood') await floodUntilKilled(new URL(process.argv[3] ?? ''), process.argv[4] ?? '');
-else if (process.argv[2] === '--bytes-flood') await bytesFloodUntilKilled(new URL(process.argv[3] ?? ''), process.argv[4] ?? '');
+const [mode, u, tok, tool] = process.argv.slice(2);
+if (mode === '--flood') await floodUntilKilled(new URL(u ?? ''), tok ?? '');
+else if (mode === '--bytes-flood') await bytesFloodUntilKilled(new URL(u ?? ''), tok ?? '', tool ?? 'fix_echo');
 else await main();

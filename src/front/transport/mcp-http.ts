@@ -1,3 +1,4 @@
+import { LARGE_TURN_CHARS, turn } from '../../rpc/turn.js';
 import { type Exchange, Replied } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { pumpQueue, pumpSse } from './sse-pump.js';
@@ -46,12 +47,16 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   if (busy) return busy;
   const text = await boundedBody(c, d);
   if (text instanceof Replied) return text;
+  // A large body's parse is a step of its own: other lanes' messages are handled before and after it.
+  const large = text.length >= LARGE_TURN_CHARS;
+  if (large) await turn();
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
   }
+  if (large) await turn();
   // An integer id beyond 2^53 is served under a stand-in and written back exactly (big-ids.ts).
   const standIn = exactIdStandIn(body, text);
   if (standIn !== undefined) {

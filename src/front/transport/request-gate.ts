@@ -1,3 +1,4 @@
+import { LARGE_TURN_CHARS, turn } from '../../rpc/turn.js';
 import { type Exchange, type Pace, type Replied, whenClosed } from './exchange.js';
 import { rpcError } from './post-context.js';
 import { ERR } from '../../rpc/jsonrpc.js';
@@ -146,6 +147,8 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
   if (!r.ok) return tooLarge(c, max, !r.drained);
   const text = r.text;
   if (text.length > LARGE_LINE) largeText().note(text.length);
+  // The read that ended the body was one step; the depth check of a large one is the next.
+  if (text.length >= LARGE_TURN_CHARS) await turn();
   if (jsonDepthOver(text, g.limits.jsonDepth))
     return rpcError(
       c,

@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import { LineReader } from '../../src/rpc/line-reader.js';
+import { LineWriter, SLICE_CHARS } from '../../src/rpc/line-writer.js';
+
+/** A pipe that pushes back (a small buffer, not read until `settle` starts reading it); what crossed it. */
+const pipe = () => {
+  const out = new PassThrough({ highWaterMark: 1024 });
+  out.setEncoding('utf8');
+  const seen = { wire: '' };
+  const read = (): void => {
+    out.on('data', (c: string) => {
+      seen.wire += c;
+    });
+  };
+  return { out, seen, read };
+};
+
+const settle = async (w: LineWriter, read: () => void): Promise<void> => {
+  read();
+  for (let i = 0; i < 2000 && w.queued > 0; i += 1) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(w.queued, 0, 'everything was written');
+};
+
+const linesOf = (wire: string, sliced: boolean): string[] => {
+  const lines: string[] = [];
+  const r = new LineReader({ maxBytes: 64 * 1024 * 1024, sliced, onLine: (l) => lines.push(l), onOversize: () => assert.fail('oversize') });
+  r.push(wire);
+  return lines;
+};
+
+// Two code units a character: a cut at SLICE_CHARS would fall inside a pair.
+const bigRequest = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { t: `a${'😀'.repeat(SLICE_CHARS)}` } });
+
+describe('line writer: a long line is paced and keeps its order', { timeout: 10_000 }, () => {
+  it('a link: a long request goes out in slices; a notification written after it waits, a response passes', async () => {
+    const { out, seen, read } = pipe();
+    const w = new LineWriter(out, true);
+    w.write(bigRequest, false);
+    w.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}', false);
+    w.write('{"jsonrpc":"2.0","id":9,"result":{}}', true);
+    w.write('{"jsonrpc":"2.0","id":6,"method":"ping"}', false);
+    await settle(w, read);
+    assert.ok(seen.wire.split('\n').length > 4, 'the long request went out in slices');
+    assert.deepEqual(linesOf(seen.wire, true), [
+      '{"jsonrpc":"2.0","id":9,"result":{}}',
+      bigRequest,
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}',
+      '{"jsonrpc":"2.0","id":6,"method":"ping"}',
+    ]);
+  });
+
+  it('a link: two long requests in a row stay in order, with a long response taking turns between them', async () => {
+    const { out, seen, read } = pipe();
+    const w = new LineWriter(out, true);
+    const second = bigRequest.replace('"id":5', '"id":7');
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: 3, result: { t: 'r'.repeat(SLICE_CHARS * 3) } });
+    w.write(bigRequest, false);
+    w.write(second, false);
+    w.write(answer, true);
+    await settle(w, read);
+    const lines = linesOf(seen.wire, true);
+    assert.equal(lines.length, 3);
+    assert.ok(lines.indexOf(bigRequest) < lines.indexOf(second), 'the first request arrives first');
+    assert.ok(lines.includes(answer));
+  });
+
+  it("a child's stdin: a long line in pieces over turns, the next lines after it, byte for byte", async () => {
+    const { out, seen, read } = pipe();
+    const w = new LineWriter(out, false);
+    let turns = 0;
+    const counting = setInterval(() => {
+      turns += 1;
+    }, 0);
+    w.write(bigRequest, false);
+    w.write('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}', false);
+    w.write('{"jsonrpc":"2.0","id":2,"result":{}}', true);
+    assert.ok(w.queued > 0, 'not all written at once');
+    await settle(w, read);
+    clearInterval(counting);
+    assert.equal(
+      seen.wire,
+      `${bigRequest}\n{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}\n{"jsonrpc":"2.0","id":2,"result":{}}\n`,
+      'the child reads exactly the lines, in the order written (no frames, no cut pair)',
+    );
+    assert.ok(turns > 0, 'the event loop turned while the long line went out');
+  });
+
+  it("a child's stdin: short lines alone go out at once, as before", () => {
+    const { out } = pipe();
+    out.resume();
+    const writes: string[] = [];
+    const orig = out.write.bind(out);
+    out.write = ((c: string) => {
+      writes.push(c);
+      return orig(c);
+    }) as typeof out.write;
+    const w = new LineWriter(out, false);
+    w.write('{"a":1}', false);
+    w.write('{"b":2}', true);
+    assert.deepEqual(writes, ['{"a":1}\n', '{"b":2}\n']);
+    assert.equal(w.queued, 0);
+  });
+});
