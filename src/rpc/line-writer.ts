@@ -25,6 +25,12 @@ interface Big {
   pos: number;
 }
 
+/** A line written while a long request or notification was going out, waiting behind it. */
+interface Behind {
+  line: string;
+  response: boolean;
+}
+
 /** The end of the piece of `b` that starts at b.pos: SLICE_CHARS on, never inside a surrogate pair. */
 const pieceEnd = (b: Big): number => {
   let end = Math.min(b.pos + SLICE_CHARS, b.text.length);
@@ -37,9 +43,9 @@ const pieceEnd = (b: Big): number => {
  * Writes newline-delimited lines to a stream. Sliced (a link), it honours back-pressure and lets
  * small lines pass large ones: a long line goes out a slice at a time, and between two slices
  * every small line waiting goes first. A long response takes turns with the others; a long
- * request or notification keeps its place in the order: the lines that are not responses written
- * after it wait until its last slice is out (a cancellation must never overtake the request it
- * cancels), while responses pass. Unsliced (a child's stdin, which reads JSON lines only), a long
+ * request or notification keeps its place in the order: every line written after it waits until
+ * its last slice is out (a cancellation must never overtake the request it cancels, nor a result
+ * the progress or log line of its call that was written before it). Unsliced (a child's stdin, which reads JSON lines only), a long
  * line goes out in pieces, a piece a turn of the event loop (or a drain), and every line written
  * after it waits, in order, until it is whole: the child reads the same bytes as before.
  * So a lane's 30 MB message costs another lane's small one at most a slice of pipe and loop time.
@@ -47,9 +53,9 @@ const pieceEnd = (b: Big): number => {
 export class LineWriter {
   private readonly small: string[] = [];
   private readonly big: Big[] = [];
-  /** The long line that is not a response being written now (in order), and what waits behind it. */
+  /** The long line that is not a response being written now (in order), and every line written after it. */
   private ordered: Big | undefined;
-  private readonly behind: string[] = [];
+  private readonly behind: Behind[] = [];
   private blocked = false;
   private scheduled = false;
   private nextStream = 1;
@@ -73,8 +79,11 @@ export class LineWriter {
       this.writeUnsliced(line);
       return;
     }
-    if (!response && this.ordered) {
-      this.behind.push(line);
+    if (this.ordered) {
+      // Everything written after a long request or notification waits behind it, responses too:
+      // a notification's answer must not reach the reader before the notification (a progress or
+      // log line of a call, then its result).
+      this.behind.push({ line, response });
       this.queued += line.length;
     } else if (line.length > SLICE_CHARS) {
       const b = { stream: this.nextStream++, text: line, pos: 0 };
@@ -96,7 +105,7 @@ export class LineWriter {
 
   private writeUnsliced(line: string): void {
     if (this.ordered || line.length > SLICE_CHARS) {
-      if (this.ordered) this.behind.push(line);
+      if (this.ordered) this.behind.push({ line, response: false });
       else this.ordered = { stream: 0, text: line, pos: 0 };
       this.queued += line.length;
       // Its first piece in a turn of its own: reading a serialiser's output flattens it (a copy
@@ -122,7 +131,7 @@ export class LineWriter {
       }
       this.ordered = undefined;
       while (this.behind.length > 0 && !this.ordered) {
-        const next = this.behind.shift() as string;
+        const next = (this.behind.shift() as Behind).line;
         this.queued -= next.length;
         this.writeUnsliced(next);
       }
@@ -172,15 +181,10 @@ export class LineWriter {
   private releaseBehind(): void {
     this.ordered = undefined;
     while (this.behind.length > 0 && !this.ordered) {
-      const next = this.behind.shift() as string;
-      this.queued -= next.length;
-      if (next.length > SLICE_CHARS) {
-        this.ordered = { stream: this.nextStream++, text: next, pos: 0 };
-        this.queued += next.length;
-      } else {
-        this.small.push(next);
-        this.queued += next.length;
-      }
+      const { line, response } = this.behind.shift() as Behind;
+      if (line.length <= SLICE_CHARS) this.small.push(line);
+      else if (response) this.big.push({ stream: this.nextStream++, text: line, pos: 0 });
+      else this.ordered = { stream: this.nextStream++, text: line, pos: 0 };
     }
   }
 }

@@ -35,7 +35,7 @@ const linesOf = (wire: string, sliced: boolean): string[] => {
 const bigRequest = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { t: `a${'😀'.repeat(SLICE_CHARS)}` } });
 
 describe('line writer: a long line is paced and keeps its order', { timeout: 10_000 }, () => {
-  it('a link: a long request goes out in slices; a notification written after it waits, a response passes', async () => {
+  it('a link: a long request goes out in slices; a notification and a response written after it wait behind it', async () => {
     const { out, seen, read } = pipe();
     const w = new LineWriter(out, true);
     w.write(bigRequest, false);
@@ -45,11 +45,28 @@ describe('line writer: a long line is paced and keeps its order', { timeout: 10_
     await settle(w, read);
     assert.ok(seen.wire.split('\n').length > 4, 'the long request went out in slices');
     assert.deepEqual(linesOf(seen.wire, true), [
-      '{"jsonrpc":"2.0","id":9,"result":{}}',
       bigRequest,
       '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5}}',
+      '{"jsonrpc":"2.0","id":9,"result":{}}',
       '{"jsonrpc":"2.0","id":6,"method":"ping"}',
     ]);
+  });
+
+  it("a link: a call's long progress notification, then its result: the result does not overtake it", async () => {
+    const { out, seen, read } = pipe();
+    const w = new LineWriter(out, true);
+    const progress = JSON.stringify({
+      jsonrpc: '2.0',
+      method: 'lanegate/notify',
+      params: { token: 'lgp-1', message: 'p'.repeat(SLICE_CHARS * 2) },
+    });
+    const result = '{"jsonrpc":"2.0","id":4,"result":{"content":[]}}';
+    const other = JSON.stringify({ jsonrpc: '2.0', id: 8, result: { t: 'o'.repeat(SLICE_CHARS * 2) } });
+    w.write(progress, false);
+    w.write(result, true);
+    w.write(other, true);
+    await settle(w, read);
+    assert.deepEqual(linesOf(seen.wire, true), [progress, result, other]);
   });
 
   it('a link: two long requests in a row stay in order, with a long response taking turns between them', async () => {
