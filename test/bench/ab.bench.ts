@@ -13,11 +13,9 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { execa } from 'execa';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { EVERYTHING, ROOT } from '../helpers/gateway.js';
-import { httpPost, MODERN_META } from './paths.js';
+import { floorBridge, leanCall, run } from './paths.js';
 
 type Call = () => Promise<void>;
 const env = process.env;
@@ -41,16 +39,7 @@ const caller = async (url: URL, headers: Record<string, string>, tool: string): 
     return async () => {
       await client.callTool({ name: tool, arguments: { message: 'hi' } });
     };
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: tool, arguments: { message: 'hi' }, _meta: MODERN_META },
-  });
-  const h = { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': tool };
-  return async () => {
-    if (!(await httpPost(url, body, h)).includes('hi')) throw new Error('unexpected answer');
-  };
+  return leanCall(url, headers, tool);
 };
 
 /** A gateway of `root`, started by that checkout's own test helpers, serving server-everything to lane bench. */
@@ -71,43 +60,15 @@ lanes:
 };
 
 const floor = async (): Promise<Call> => {
-  const bridge = execa(
-    process.execPath,
-    [fileURLToPath(new URL('floor-bridge.mjs', import.meta.url)), '0', '--', process.execPath, EVERYTHING, 'stdio'],
-    {
-      stdout: 'pipe',
-      buffer: false,
-      reject: false,
-    },
-  );
-  stops.push(async () => bridge.kill('SIGTERM'));
-  const port = await new Promise<number>((resolve) =>
-    bridge.stdout?.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    }),
-  );
-  return caller(new URL(`http://127.0.0.1:${port}/mcp`), {}, 'echo');
+  const bridge = await floorBridge([EVERYTHING, 'stdio']);
+  stops.push(async () => bridge.stop());
+  return caller(new URL(bridge.url), {}, 'echo');
 };
 
 /** One block: its p50 in ms at c=1, its calls/s above. */
 const block = async (call: Call): Promise<number> => {
-  const lat: number[] = [];
-  let next = 0;
-  const t0 = process.hrtime.bigint();
-  await Promise.all(
-    Array.from({ length: C }, async () => {
-      while (next < BLOCK) {
-        next += 1;
-        const s = process.hrtime.bigint();
-        await call();
-        lat.push(Number(process.hrtime.bigint() - s) / 1e6);
-      }
-    }),
-  );
-  const secs = Number(process.hrtime.bigint() - t0) / 1e9;
-  lat.sort((a, b) => a - b);
-  return C === 1 ? (lat[Math.floor(lat.length / 2)] ?? 0) : BLOCK / secs;
+  const s = await run(call, BLOCK, C, 0);
+  return C === 1 ? s.p50 : s.rps;
 };
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;

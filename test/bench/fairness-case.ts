@@ -4,11 +4,11 @@
  * and the floor bridge the byte flood is also run against.
  */
 import { Agent } from 'node:http';
-import { fileURLToPath } from 'node:url';
 import { execa } from 'execa';
 import { FIXTURE } from '../helpers/gateway.js';
 import { modernCall, send } from '../helpers/http.js';
 import { rssOf, unreadPost } from '../helpers/unread.js';
+import { floorBridge as bridgeTo } from './paths.js';
 
 const N = Number(process.env.BENCH_N ?? 2000);
 export const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -126,22 +126,5 @@ export const caseRun = async (label: string, script: string, t: CaseTarget, mode
   return { p99x: under.p99 / base.p99 };
 };
 
-/** The in-repo floor bridge (node:http to ONE stdio child of the fixture) on a free port. */
-export const floorBridge = async (): Promise<{ url: string; pid: number; stop: () => void }> => {
-  const bridge = execa(
-    process.execPath,
-    [fileURLToPath(new URL('floor-bridge.mjs', import.meta.url)), '0', '--', process.execPath, FIXTURE],
-    {
-      stdout: 'pipe',
-      buffer: false,
-      reject: false,
-    },
-  );
-  const port = await new Promise<number>((resolve) =>
-    bridge.stdout?.on('data', (d: Buffer) => {
-      const m = /listening (\d+)/.exec(String(d));
-      if (m) resolve(Number(m[1]));
-    }),
-  );
-  return { url: `http://127.0.0.1:${port}/mcp`, pid: bridge.pid ?? 0, stop: () => void bridge.kill('SIGTERM') };
-};
+/** The in-repo floor bridge to ONE stdio child of the fixture, on a free port. */
+export const floorBridge = (): ReturnType<typeof bridgeTo> => bridgeTo([FIXTURE]);

@@ -87,6 +87,21 @@ export const MODERN_META = {
   'io.modelcontextprotocol/clientCapabilities': {},
 };
 
+/** A lean 2026-07-28 `tools/call` of `tool` echoing "hi" (one POST, no session), checked. */
+export const leanCall = (url: URL, headers: Record<string, string>, tool: string): Call => {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: 1,
+    method: 'tools/call',
+    params: { name: tool, arguments: { message: 'hi' }, _meta: MODERN_META },
+  });
+  const h = { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': tool };
+  return async () => {
+    const r = await httpPost(url, body, h);
+    if (!r.includes('hi')) throw new Error(`unexpected ${r.slice(0, 200)}`);
+  };
+};
+
 /** The same client and upstream through one URL: SDK v1 legacy session, then lean modern POSTs. */
 const pathsThrough = async (label: string, url: URL, headers: Record<string, string>, tool: string): Promise<[string, Stats, Stats][]> => {
   const client = new V1Client({ name: 'bench', version: '1' });
@@ -101,17 +116,8 @@ const pathsThrough = async (label: string, url: URL, headers: Record<string, str
   };
   out.push([`${label} SDK v1, 256 KiB`, await run(v1big, NBIG, 1, 50), await run(v1big, NBIG, 4, 0)]);
   await client.close();
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: 1,
-    method: 'tools/call',
-    params: { name: tool, arguments: { message: 'hi' }, _meta: MODERN_META },
-  });
+  const modern = leanCall(url, headers, tool);
   const h = { ...headers, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': tool };
-  const modern: Call = async () => {
-    const r = await httpPost(url, body, h);
-    if (!r.includes('hi')) throw new Error(`unexpected ${r}`);
-  };
   out.push([`${label} lean (2026-07-28)`, await run(modern, N1, 1), await run(modern, N16, 16)]);
   // Large answers (issue 19): a 1 MB and an 8 MB echo each way, c=1 and c=4 (c=2 for 8 MB).
   // Not 16 MB: server-everything's stdio transport (the SDK's) drops a line over 10 MiB and exits.
@@ -135,10 +141,11 @@ const pathsThrough = async (label: string, url: URL, headers: Record<string, str
   return out;
 };
 
-export const floorRows = async (): Promise<[string, Stats, Stats][]> => {
+/** The in-repo floor bridge (node:http to ONE stdio child running `upstream`) on a free port. */
+export const floorBridge = async (upstream: string[]): Promise<{ url: string; pid: number; stop: () => void }> => {
   const bridge = execa(
     process.execPath,
-    [fileURLToPath(new URL('floor-bridge.mjs', import.meta.url)), '0', '--', process.execPath, EVERYTHING, 'stdio'],
+    [fileURLToPath(new URL('floor-bridge.mjs', import.meta.url)), '0', '--', process.execPath, ...upstream],
     {
       stdout: 'pipe',
       buffer: false,
@@ -151,12 +158,17 @@ export const floorRows = async (): Promise<[string, Stats, Stats][]> => {
       if (m) resolve(Number(m[1]));
     }),
   );
+  return { url: `http://127.0.0.1:${port}/mcp`, pid: bridge.pid ?? 0, stop: () => void bridge.kill('SIGTERM') };
+};
+
+export const floorRows = async (): Promise<[string, Stats, Stats][]> => {
+  const bridge = await floorBridge([EVERYTHING, 'stdio']);
   const rows: [string, Stats, Stats][] = [];
   try {
     // The modern path needs the child initialised: the SDK v1 path runs first and does it.
-    rows.push(...(await pathsThrough('floor bridge', new URL(`http://127.0.0.1:${port}/mcp`), {}, 'echo')));
+    rows.push(...(await pathsThrough('floor bridge', new URL(bridge.url), {}, 'echo')));
   } finally {
-    bridge.kill('SIGTERM');
+    bridge.stop();
   }
   const gw = await startGateway(
     `${policyHead(`  maxBodyBytes: 33554432\n${benchGateway()}`)}
