@@ -5,7 +5,7 @@ import { rawResultLine } from './raw.js';
 import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
 import { LineWriter } from './line-writer.js';
-import { LARGE_TURN_CHARS, onTurn } from './turn.js';
+import { LARGE_TURN_CHARS } from './turn.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -102,13 +102,17 @@ export class LinePeer extends RpcEndpoint {
   /**
    * A long line is handled in a turn of its own (the read that completed it was one step, its
    * parse and what follows is the next), and the lines read after it wait behind it, in order.
+   * That turn is the next iteration's, NOT a place in turn.ts's one queue: the lines behind it
+   * (a liveness ping, a cancellation, other lanes' answers) would wait behind every step queued
+   * there, and a lane's burst of large calls queues seconds of scan passes (attack round 9: the
+   * shared host went 24.5 s without answering the front's pings, and was killed).
    */
   private lineIn(line: string): void {
     if (this.backlog) this.backlog.push(line);
     else if (line.length < LARGE_TURN_CHARS) this.onLine(line);
     else {
       this.backlog = [line];
-      onTurn(() => this.drainBacklog());
+      setImmediate(() => this.drainBacklog());
     }
   }
 
@@ -117,7 +121,7 @@ export class LinePeer extends RpcEndpoint {
     for (let first = true; b.length > 0; first = false) {
       const next = b[0] as string;
       if (!first && next.length >= LARGE_TURN_CHARS) {
-        onTurn(() => this.drainBacklog());
+        setImmediate(() => this.drainBacklog());
         return;
       }
       b.shift();

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { LineReader, type Oversize, oversizeResponseId } from '../../src/rpc/line-reader.js';
 import { LinePeer } from '../../src/rpc/peer.js';
-import { LARGE_TURN_CHARS } from '../../src/rpc/turn.js';
+import { LARGE_TURN_CHARS, onTurn } from '../../src/rpc/turn.js';
 
 const reader = (maxBytes: number) => {
   const lines: string[] = [];
@@ -66,6 +66,29 @@ describe('a peer handles a long line in a turn of its own, in order', () => {
     );
     assert.deepEqual(await answer, { t: 'small' }, 'the answer read before the end is delivered, not failed by the end');
     assert.deepEqual(seen, [`big ${big.length}`, 'n1 1']);
+  });
+
+  it("the lines behind a long one wait for its parse, not for the turn queue's other steps (attack round 9)", async () => {
+    // 300 queued steps of 5 ms each: 1.5 s of other large work waiting for its turns.
+    let stepsRun = 0;
+    for (let i = 0; i < 300; i += 1)
+      onTurn(() => {
+        const until = performance.now() + 5;
+        while (performance.now() < until);
+        stepsRun += 1;
+      });
+    const toPeer = new PassThrough();
+    const fromPeer = new PassThrough();
+    const seen: string[] = [];
+    const peer = new LinePeer(toPeer, fromPeer, { onNotification: (n) => seen.push(n.method) });
+    fromPeer.resume();
+    const answer = peer.request('ping', {}, 5000);
+    const big = JSON.stringify({ jsonrpc: '2.0', method: 'big', params: { t: 'b'.repeat(LARGE_TURN_CHARS + 10) } });
+    toPeer.write(`${big}\n{"jsonrpc":"2.0","id":1,"result":{}}\n`);
+    assert.deepEqual(await answer, {});
+    assert.deepEqual(seen, ['big'], 'the long line came first, in order');
+    assert.ok(stepsRun < 50, `the answer behind the long line waited for ${stepsRun} of the 300 queued steps`);
+    while (stepsRun < 300) await new Promise((r) => setTimeout(r, 20));
   });
 
   it('a long line that is not JSON is a protocol error, and the lines after it are still read', async () => {
