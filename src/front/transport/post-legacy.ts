@@ -7,7 +7,7 @@ import type { LegacyReason } from './classify.js';
 import type { Replied } from './exchange.js';
 import { legacyVersionProblem, negotiate, SESSION_HEADER } from './legacy-version.js';
 import { type Post, rpcError } from './post-context.js';
-import { takeAnswerTurn, takeTurn } from './request-gate.js';
+import { takeTurns } from './call-turns.js';
 import { callContextOf } from './call-context-of.js';
 
 /** initialize opens a session (never inside one: the SDK's server answers that with an error too). */
@@ -68,8 +68,10 @@ export const postLegacy = async (p: Post, reason: LegacyReason): Promise<Replied
   if (reason === 'notification') cancelFrom(d, lane, sid, body as { method: string; params?: Record<string, unknown> });
   if (reason === 'response') d.calls.clientRequests.answer(lane, sid, body as { id?: unknown });
   if (reason === 'notification' || reason === 'response') return c.body(null, 202);
-  const full = (await takeAnswerTurn(c, d, lane)) ?? (await takeTurn(c, d, lane));
+  const x = callContextOf(p, msg, sid);
+  const render = legacyRender(msg.id);
+  const full = await takeTurns(c, d, x, render);
   if (full) return full;
   if (msg.params?.task !== undefined) session.tasked = true;
-  return answer(c, d, callContextOf(p, msg, sid), msg, legacyRender(msg.id));
+  return answer(c, d, x, msg, render);
 };

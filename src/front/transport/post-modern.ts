@@ -10,7 +10,9 @@ import { listen } from './listen.js';
 import { checkRevision, checkStandardHeaders, REMOVED_IN_MODERN } from './modern-checks.js';
 import { modernResult } from './modern-result.js';
 import type { Post } from './post-context.js';
-import { hold, takeAnswerTurn, takeTurn } from './request-gate.js';
+import { hold } from './request-gate.js';
+import { takeTurns } from './call-turns.js';
+import type { Dispatched } from '../mcp/dispatch-types.js';
 import { callContextOf } from './call-context-of.js';
 
 type Modern = Extract<Classified, { kind: 'modern' }>;
@@ -67,12 +69,13 @@ export const postModern = async (p: Post, outcome: Modern): Promise<Replied> => 
   });
   if (headerProblem) return rpcErrorData(c, headerProblem, req.id);
   if (req.method === 'server/discover') return discover(p, req);
-  const full = (await takeAnswerTurn(c, d, lane)) ?? (await takeTurn(c, d, lane));
-  if (full) return full;
   const serverInfo = d.serverInfo;
-  return answer(c, d, callContextOf(p, req, undefined), req, (r) =>
+  const render = (r: Dispatched): { status: number; body: Record<string, unknown> } =>
     r.error
       ? { status: modernErrorStatus(r.error.code, r.status), body: { jsonrpc: '2.0', id: req.id, error: r.error } }
-      : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } },
-  );
+      : { status: r.status, body: { jsonrpc: '2.0', id: req.id, result: modernResult(req.method, r.result ?? {}, serverInfo) } };
+  const x = callContextOf(p, req, undefined);
+  const full = await takeTurns(c, d, x, render);
+  if (full) return full;
+  return answer(c, d, x, req, render);
 };

@@ -33,22 +33,29 @@ export const hold = (c: Exchange, d: McpHttpDeps, lane: string, kind: LoadKind):
  * A turn that runs now, or waits (giving up its place if the client goes: 499); either way it
  * ends when the response closes.
  */
+/** What a wait for a turn ended in when the call itself was cancelled meanwhile (see takeTurns). */
+export const CANCELLED_WAITING = Symbol('cancelled while waiting for its turn');
+
 const runOrWait = async (
   c: Exchange,
   a: { kind: 'run'; release: () => void } | { kind: 'wait'; started: Promise<() => void>; cancel: () => void },
-): Promise<Replied | undefined> => {
+  cancelled?: AbortSignal,
+): Promise<Replied | typeof CANCELLED_WAITING | undefined> => {
   const outgoing = c.outgoing;
   if (a.kind === 'run') {
     whenClosed(outgoing, a.release);
     return undefined;
   }
-  const gone = new Promise<undefined>((resolve) => whenClosed(outgoing, () => resolve(undefined)));
+  const gone = new Promise<undefined>((resolve) => {
+    whenClosed(outgoing, () => resolve(undefined));
+    cancelled?.addEventListener('abort', () => resolve(undefined), { once: true });
+  });
   const release = await Promise.race([a.started, gone]);
   if (!release) {
     a.cancel();
     // Started in the same tick as the client left: the turn is given back, never leaked.
     void a.started.then((r) => r());
-    return c.body(null, 499);
+    return cancelled?.aborted && !outgoing?.writableEnded ? CANCELLED_WAITING : c.body(null, 499);
   }
   whenClosed(outgoing, release);
   return undefined;
@@ -59,7 +66,12 @@ const runOrWait = async (
  * lane's own earlier calls while other lanes are active (giving up its place if the client goes),
  * or, past gateway.limits.callsPerLane in flight and waiting, is refused with 429.
  */
-export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
+export const takeTurn = async (
+  c: Exchange,
+  d: McpHttpDeps,
+  lane: string,
+  cancelled?: AbortSignal,
+): Promise<Replied | typeof CANCELLED_WAITING | undefined> => {
   const a = d.fair.enter(lane);
   if (a.kind === 'full') {
     const limit = d.policy().gateway.limits.callsPerLane;
@@ -71,7 +83,7 @@ export const takeTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promi
       retryAfterS: 1,
     });
   }
-  return runOrWait(c, a);
+  return runOrWait(c, a, cancelled);
 };
 
 export { BYTE_TURN_MIN } from './byte-turns.js';
@@ -86,7 +98,8 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
   const bytes = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
   // A body too large to accept takes no turn: the body check refuses it at once with 413.
   if (bytes <= BYTE_TURN_MIN || declared > d.policy().gateway.maxBodyBytes) return undefined;
-  return runOrWait(c, d.requestBytes.enter(lane, bytes));
+  // No signal: this wait ends only in a turn or the client leaving.
+  return (await runOrWait(c, d.requestBytes.enter(lane, bytes))) as Replied | undefined;
 };
 
 /**
@@ -96,7 +109,12 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
  * gateway.limits.unsentBytesPerLane gets 429 before the call reaches a host: it would be carried
  * through a host and the front only to be refused.
  */
-export const takeAnswerTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
+export const takeAnswerTurn = async (
+  c: Exchange,
+  d: McpHttpDeps,
+  lane: string,
+  cancelled?: AbortSignal,
+): Promise<Replied | typeof CANCELLED_WAITING | undefined> => {
   const expected = d.send.expected(lane);
   if (expected <= BYTE_TURN_MIN) return undefined;
   const held = d.send.of(lane);
@@ -109,7 +127,7 @@ export const takeAnswerTurn = async (c: Exchange, d: McpHttpDeps, lane: string):
       message: `This lane's clients have ${held} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
       retryAfterS: 1,
     });
-  return runOrWait(c, d.answerBytes.enter(lane, expected));
+  return runOrWait(c, d.answerBytes.enter(lane, expected), cancelled);
 };
 
 /** How this lane's large answers are paced and held against gateway.limits.unsentBytes*. */
