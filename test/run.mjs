@@ -50,6 +50,10 @@ const TIMED = new Map([
     'test/integration/lane-limits-timed.test.ts',
     "the front's peak RSS (VmHWM) under a 100 MiB body; a call cap 300 ms and a cancel 200 ms after their calls",
   ],
+  [
+    'test/integration/cancel-waiting.test.ts',
+    'a cancelled waiting call is answered within 2 s, before the calls ahead of it end (~0.5 s measured)',
+  ],
   ['test/integration/cancellation.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have (~0.4 s measured)'],
   ['test/unit/guard-linear.test.ts', 'compares the cost of judging 16 and 64 KiB (linear ~4x, bound 8x): phase 1 load skews the pair'],
 ]);
