@@ -29,33 +29,49 @@ export const hold = (c: Exchange, d: McpHttpDeps, lane: string, kind: LoadKind):
   return undefined;
 };
 
-/**
- * A turn that runs now, or waits (giving up its place if the client goes: 499); either way it
- * ends when the response closes.
- */
-/** What a wait for a turn ended in when the call itself was cancelled meanwhile (see takeTurns). */
+/** What a wait for a turn ended in when the call itself was cancelled meanwhile (see call-turns.ts). */
 export const CANCELLED_WAITING = Symbol('cancelled while waiting for its turn');
 
+/**
+ * A call that may wait for a turn: `waiting` makes it reachable by the lane's cancellation for as
+ * long as it waits (and returns the undoing), `signal` is what that cancellation aborts. A call
+ * that runs at once costs nothing of this.
+ */
+export interface Waiter {
+  readonly signal: AbortSignal;
+  readonly waiting: () => () => void;
+}
+
+/**
+ * A turn that runs now, or waits (giving up its place if the client goes: 499, or if `w` is
+ * cancelled meanwhile: CANCELLED_WAITING); either way it ends when the response closes.
+ */
 const runOrWait = async (
   c: Exchange,
   a: { kind: 'run'; release: () => void } | { kind: 'wait'; started: Promise<() => void>; cancel: () => void },
-  cancelled?: AbortSignal,
+  w?: Waiter,
 ): Promise<Replied | typeof CANCELLED_WAITING | undefined> => {
   const outgoing = c.outgoing;
   if (a.kind === 'run') {
     whenClosed(outgoing, a.release);
     return undefined;
   }
+  const done = w?.waiting();
+  let onAbort: (() => void) | undefined;
   const gone = new Promise<undefined>((resolve) => {
     whenClosed(outgoing, () => resolve(undefined));
-    cancelled?.addEventListener('abort', () => resolve(undefined), { once: true });
+    onAbort = () => resolve(undefined);
+    w?.signal.addEventListener('abort', onAbort, { once: true });
   });
-  const release = await Promise.race([a.started, gone]);
+  const release = await Promise.race([a.started, gone]).finally(() => {
+    done?.();
+    if (onAbort) w?.signal.removeEventListener('abort', onAbort);
+  });
   if (!release) {
     a.cancel();
     // Started in the same tick as the client left: the turn is given back, never leaked.
     void a.started.then((r) => r());
-    return cancelled?.aborted && !outgoing?.writableEnded ? CANCELLED_WAITING : c.body(null, 499);
+    return w?.signal.aborted && !outgoing?.writableEnded ? CANCELLED_WAITING : c.body(null, 499);
   }
   whenClosed(outgoing, release);
   return undefined;
@@ -70,7 +86,7 @@ export const takeTurn = async (
   c: Exchange,
   d: McpHttpDeps,
   lane: string,
-  cancelled?: AbortSignal,
+  w?: Waiter,
 ): Promise<Replied | typeof CANCELLED_WAITING | undefined> => {
   const a = d.fair.enter(lane);
   if (a.kind === 'full') {
@@ -83,7 +99,7 @@ export const takeTurn = async (
       retryAfterS: 1,
     });
   }
-  return runOrWait(c, a, cancelled);
+  return runOrWait(c, a, w);
 };
 
 export { BYTE_TURN_MIN } from './byte-turns.js';
@@ -113,7 +129,7 @@ export const takeAnswerTurn = async (
   c: Exchange,
   d: McpHttpDeps,
   lane: string,
-  cancelled?: AbortSignal,
+  w?: Waiter,
 ): Promise<Replied | typeof CANCELLED_WAITING | undefined> => {
   const expected = d.send.expected(lane);
   if (expected <= BYTE_TURN_MIN) return undefined;
@@ -127,7 +143,7 @@ export const takeAnswerTurn = async (
       message: `This lane's clients have ${held} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
       retryAfterS: 1,
     });
-  return runOrWait(c, d.answerBytes.enter(lane, expected), cancelled);
+  return runOrWait(c, d.answerBytes.enter(lane, expected), w);
 };
 
 /** How this lane's large answers are paced and held against gateway.limits.unsentBytes*. */
