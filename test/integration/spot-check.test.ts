@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli, operatorApi, policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
+import { operatorApi, policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
+import { reviewRow } from '../helpers/review.js';
 import { sleep, waitFor } from '../helpers/procs.js';
 
 const LEAKY = path.join(ROOT, 'test/fixtures/servers/cross-leaky.mjs');
@@ -22,19 +23,10 @@ lanes:
   b: { servers: [counter] }
 `;
 
-interface Row {
-  server: string;
-  placement: string;
-  hazards: { current: boolean; record: { codes: string[] } }[];
-}
-
 describe('spot checks: state that no lane’s own text reveals is seen by a synthetic lane', () => {
   let gw: RunningGateway;
   const tokens: Record<string, string> = {};
-  const row = async (): Promise<Row | undefined> => {
-    const r = await cli(['review', '--json', '--policy', gw.policyFile, '--url', gw.url]);
-    return (JSON.parse(String(r.stdout)) as { servers: Row[] }).servers.find((s) => s.server === 'counter');
-  };
+  const row = () => reviewRow(gw, 'counter');
   const note = async (lane: 'a' | 'b', i: number): Promise<string> => {
     const text = `${lane}note${randomBytes(6).toString('hex')}`;
     const r = await modernPost(gw.url, tokens[lane] as string, i, 'tools/call', { name: 'cnt_note', arguments: { text } });

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli, policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
-import { modernPost, textOf } from '../helpers/mcp.js';
+import { policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
+import { reviewRow, spotChecks, laneCaller } from '../helpers/review.js';
 import { sleep, waitFor } from '../helpers/procs.js';
 
 const LEAKY = path.join(ROOT, 'test/fixtures/servers/cross-leaky.mjs');
@@ -24,28 +24,11 @@ lanes:
   b: { servers: [both] }
 `;
 
-interface Row {
-  server: string;
-  placement: string;
-  hazards: { current: boolean; record: { codes: string[] } }[];
-}
-
-const spotChecks = (log: string): number => log.split('\n').filter((l) => l.includes('"event":"spot_check","server":"both"')).length;
-
 describe('spot checks of a 2026-07-28 shared child run fresh processes in that era', () => {
   let gw: RunningGateway;
   const tokens: Record<string, string> = {};
-  const row = async (): Promise<Row | undefined> => {
-    const r = await cli(['review', '--json', '--policy', gw.policyFile, '--url', gw.url]);
-    return (JSON.parse(String(r.stdout)) as { servers: Row[] }).servers.find((s) => s.server === 'both');
-  };
-  let id = 0;
-  const call = async (lane: 'a' | 'b', name: string, args: Record<string, unknown>): Promise<string> => {
-    id += 1;
-    const r = await modernPost(gw.url, tokens[lane] as string, id, 'tools/call', { name, arguments: args });
-    assert.equal(r.json?.error, undefined, JSON.stringify(r.json));
-    return textOf(r.json?.result);
-  };
+  const row = () => reviewRow(gw, 'both');
+  const call = laneCaller(() => gw, tokens);
 
   before(async () => {
     gw = await startGateway(POLICY, { env: { LANEGATE_SPOT_CHECK_MS: '500' } });
@@ -61,7 +44,7 @@ describe('spot checks of a 2026-07-28 shared child run fresh processes in that e
       assert.match(await call(i % 2 === 0 ? 'a' : 'b', 'bo_where', {}), /^home=\S+ cwd=\S+$/);
       await sleep(300);
     }
-    await waitFor(() => (spotChecks(gw.stderr()) >= 3 ? true : undefined), 20_000);
+    await waitFor(() => (spotChecks(gw.stderr(), 'both') >= 3 ? true : undefined), 20_000);
     await sleep(1500); // a difference is confirmed on one more fresh process before it is logged
     assert.doesNotMatch(gw.stderr(), /"event":"spot_check_failed"/);
     assert.match(gw.stderr(), /"event":"upstream_started","server":"both","childPid"/, 'a shared child ran');

@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { cli, EVERYTHING, policyHead, ROOT, type RunningGateway, startGateway, measurePass } from '../helpers/gateway.js';
-import { modernPost, textOf } from '../helpers/mcp.js';
+import { modernPost } from '../helpers/mcp.js';
+import { reviewRow, spotChecks, laneCaller } from '../helpers/review.js';
 import { sleep, waitFor } from '../helpers/procs.js';
 import { parse } from 'yaml';
 
@@ -33,30 +34,11 @@ lanes:
   b: { servers: [everything, where] }
 `;
 
-interface Row {
-  server: string;
-  placement: string;
-  hazards: { current: boolean; record: { codes: string[] } }[];
-}
-
-/** The spot checks a gateway's log shows for one server. */
-const spotChecks = (log: string, server: string): number =>
-  log.split('\n').filter((l) => l.includes('"event":"spot_check"') && l.includes(`"server":"${server}"`)).length;
-
 describe('spot checks compare a shared child with fresh processes launched as it is (env, HOME, cwd)', () => {
   let gw: RunningGateway;
   const tokens: Record<string, string> = {};
-  const row = async (server: string): Promise<Row | undefined> => {
-    const r = await cli(['review', '--json', '--policy', gw.policyFile, '--url', gw.url]);
-    return (JSON.parse(String(r.stdout)) as { servers: Row[] }).servers.find((s) => s.server === server);
-  };
-  let id = 0;
-  const call = async (lane: 'a' | 'b', name: string, args: Record<string, unknown>): Promise<string> => {
-    id += 1;
-    const r = await modernPost(gw.url, tokens[lane] as string, id, 'tools/call', { name, arguments: args });
-    assert.equal(r.json?.error, undefined, JSON.stringify(r.json));
-    return textOf(r.json?.result);
-  };
+  const row = (server: string) => reviewRow(gw, server);
+  const call = laneCaller(() => gw, tokens);
 
   before(async () => {
     gw = await startGateway(policy(''), { env: { LANEGATE_SPOT_CHECK_MS: '500' } });
