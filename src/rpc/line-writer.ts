@@ -1,5 +1,4 @@
 import type { Writable } from 'node:stream';
-import { onTurn } from './turn.js';
 
 /**
  * A line longer than this crosses a lanegate link (front ⇄ host) as slices of this many
@@ -138,11 +137,16 @@ export class LineWriter {
     }
   }
 
-  /** The next piece after a turn, so other lanes' messages are handled in between. */
+  /**
+   * The next piece in the next loop iteration, so other lanes' messages are handled in between.
+   * Not a place in turn.ts's one queue: every line written after a long one waits for its pieces
+   * (the front's liveness ping to a host among them), and that queue can hold seconds of other
+   * messages' scan passes (the same head-of-line wait peer.ts avoids for the lines it reads).
+   */
   private later(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    onTurn(() => {
+    setImmediate(() => {
       this.scheduled = false;
       this.pump();
     });
