@@ -13,6 +13,7 @@ import {
 import type { FailureKind } from '../errors.js';
 import { RawResult } from './raw.js';
 import type { JsonText } from './json-text.js';
+import { shownName } from '../log/escape.js';
 
 const TIMED_OUT_HERE = 'lanegate/timed-out-here';
 /** Whether a timeout is this endpoint's own (no answer came in time), not one the peer reported. */
@@ -221,7 +222,7 @@ export class RpcEndpoint {
   private async answer(req: RpcRequest): Promise<void> {
     const h = this.handlers.onRequest;
     if (!h) {
-      this.send({ jsonrpc: '2.0', id: req.id, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } });
+      this.send({ jsonrpc: '2.0', id: req.id, error: { code: ERR.methodNotFound, message: `method not found: ${shownName(req.method)}` } });
       return;
     }
     const ac = new AbortController();

@@ -263,6 +263,14 @@ describe('no lane can hurt the front or another lane', () => {
       const r = await post(gw.url, { jsonrpc: '2.0', id: 4, method, params: {} }, h);
       assert.equal((r.json?.error as { code?: number } | undefined)?.code, -32601, `${method} is not a method`);
     }
+    // An unknown method of any size is named in the error cut short and escaped, never sent back whole.
+    const long = `nope\u001b${'m'.repeat(1_000_000)}`;
+    const r = await post(gw.url, { jsonrpc: '2.0', id: 6, method: long, params: {} }, h);
+    const e = r.json?.error as { code?: number; message?: string } | undefined;
+    assert.equal(e?.code, -32601, 'a long unknown method is not a method');
+    assert.ok((e?.message ?? '').includes('nope\\u001bmmm'), e?.message?.slice(0, 80));
+    const size = JSON.stringify(r.json ?? {}).length;
+    assert.ok(size < 1000, `the answer to a 1 MB method name is ${size} bytes`);
     assert.equal(gw.proc.exitCode, null, 'the front is still running');
     assert.equal((await modernPost(gw.url, tb, 5, 'tools/call', { name: 'fix_echo', arguments: { text: 'b' } })).status, 200);
   });

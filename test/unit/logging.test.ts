@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { escapeUntrusted } from '../../src/log/escape.js';
+import { escapeUntrusted, SHOWN_NAME_CHARS, shownName } from '../../src/log/escape.js';
 import { maskTokens } from '../../src/log/logger.js';
 import { checkHostAndOrigin, allowedHosts, allowedOrigins } from '../../src/front/transport/guards.js';
 import { lanesAffected } from '../../src/front/mcp/catalog.js';
@@ -10,7 +10,17 @@ describe('log hygiene', () => {
     assert.equal(escapeUntrusted('v1\n{"level":"error"}'), 'v1\\u000a{"level":"error"}');
     assert.equal(escapeUntrusted('a\u001b[31mred'), 'a\\u001b[31mred');
     assert.equal(escapeUntrusted('x\u202ey'), 'x\\u202ey');
-    assert.match(escapeUntrusted('z'.repeat(600)), /…\(\+88\)$/);
+    assert.equal(escapeUntrusted('z'.repeat(600)), `${'z'.repeat(512)}…(600 chars)`);
+    // Escaping can lengthen a string past the bound: still cut, still marked.
+    assert.equal(escapeUntrusted('\n'.repeat(100)), `${'\\u000a'.repeat(100).slice(0, 512)}…(100 chars)`);
+  });
+  it("repeats a lane's method or name cut short and escaped (attack round 9: a 4 MB method came back whole)", () => {
+    const huge = `x\u001b${'m'.repeat(4_000_000)}`;
+    const shown = shownName(huge);
+    assert.ok(shown.startsWith('x\\u001bmmm'), shown.slice(0, 20));
+    assert.ok(shown.endsWith(`…(${huge.length} chars)`), shown.slice(-40));
+    assert.ok(shown.length < SHOWN_NAME_CHARS + 40, `${shown.length} chars shown`);
+    assert.equal(shownName('tools/call'), 'tools/call');
   });
   it('masks bearer tokens and JWT-shaped strings', () => {
     assert.equal(maskTokens('Authorization: Bearer abc.def'), 'Authorization: Bearer [REDACTED]');

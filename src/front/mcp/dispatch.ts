@@ -15,6 +15,7 @@ import { listTasks, taskEraGate } from './tasks.js';
 import { absenceOfWithheld } from './catalog-guard.js';
 import type { Dispatched, DispatchServices } from './dispatch-types.js';
 import type { CallContext } from './call-context.js';
+import { shownName } from '../../log/escape.js';
 
 export type { Dispatched, DispatchServices } from './dispatch-types.js';
 
@@ -118,7 +119,7 @@ const dispatchNamed = async (d: DispatchServices, x: CallContext, req: RpcReques
     case 'call-through':
       return dispatchNamed(d, x, { ...req, params: { ...params, name: plan.name, arguments: plan.arguments } });
     case 'not-found':
-      return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${req.method}` } };
+      return { status: 200, error: { code: ERR.methodNotFound, message: `method not found: ${shownName(req.method)}` } };
     case 'tasks-list':
       return listTasks(d, x, params);
     case 'task-unknown':

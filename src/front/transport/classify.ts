@@ -14,6 +14,7 @@ import { isObject, validEnvelope, VERSION_KEY } from './envelope.js';
 import { isProgressToken } from '../mcp/progress-token.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
 import { RELATED_TASK } from '../../link/protocol.js';
+import { shownName } from '../../log/escape.js';
 
 export type LegacyReason = 'initialize' | 'no-claim' | 'notification' | 'response' | 'batch';
 export type Classified =
@@ -128,11 +129,14 @@ const classifyRequest = (r: Inbound, body: Record<string, unknown>): Classified 
     if (envelopeProblem) return envelopeError(envelopeProblem);
     if (header !== undefined && claim.version !== undefined && header !== claim.version)
       return mismatch(
-        header,
-        `the body envelope names protocol version ${claim.version} but the MCP-Protocol-Version header names ${header}`,
+        shownName(header),
+        `the body envelope names protocol version ${shownName(claim.version)} but the MCP-Protocol-Version header names ${shownName(header)}`,
       );
     if (r.mcpMethodHeader !== undefined && r.mcpMethodHeader !== msg.method)
-      return mismatch(r.mcpMethodHeader, `the body names method ${msg.method} but the Mcp-Method header names ${r.mcpMethodHeader}`);
+      return mismatch(
+        shownName(r.mcpMethodHeader),
+        `the body names method ${shownName(msg.method)} but the Mcp-Method header names ${shownName(r.mcpMethodHeader)}`,
+      );
     return { kind: 'modern', messageKind: 'request', message: msg, ...(claim.version !== undefined ? { revision: claim.version } : {}) };
   }
   if (headerModern)
@@ -160,7 +164,7 @@ const classifyNotification = (r: Inbound, body: Record<string, unknown>): Classi
     if (claim.version === undefined) return envelopeError({ key: VERSION_KEY, problem: 'expected a protocol version string' });
     if (header !== undefined && header !== claim.version)
       return mismatch(
-        header,
+        shownName(header),
         `the notification envelope names protocol version ${claim.version} but the MCP-Protocol-Version header names ${header}`,
       );
     if (isModern(claim.version) && methodDiffers) return methodMismatch();

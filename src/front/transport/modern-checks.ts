@@ -7,6 +7,7 @@ import { decodeHeaderValue, mismatch, type Rejection } from '../../link/param-he
 import { targetOf } from '../../naming/anatomy.js';
 import { MODERN_REVISION } from '../../upstream/conn.js';
 import { ERR } from '../../rpc/jsonrpc.js';
+import { shownName } from '../../log/escape.js';
 
 export const MODERN_REVISIONS = [MODERN_REVISION];
 
@@ -47,12 +48,14 @@ export const checkStandardHeaders = (
   headers: { method?: string; name?: string },
 ): Rejection | undefined => {
   if (headers.method === undefined)
-    return mismatch('Mcp-Method', `the body names method ${method} but the required Mcp-Method header is absent`);
+    return mismatch('Mcp-Method', `the body names method ${shownName(method)} but the required Mcp-Method header is absent`);
   const bodyName = nameSource(method, params);
   if (bodyName === undefined) return undefined;
-  if (headers.name === undefined) return mismatch('Mcp-Name', `the body carries "${bodyName}" but the required Mcp-Name header is absent`);
+  if (headers.name === undefined)
+    return mismatch('Mcp-Name', `the body carries "${shownName(bodyName)}" but the required Mcp-Name header is absent`);
   const decoded = decodeHeaderValue(headers.name);
   if (decoded === undefined) return mismatch('Mcp-Name', 'the Mcp-Name header carries an invalid Base64 sentinel value');
-  if (decoded !== bodyName) return mismatch('Mcp-Name', `the body carries "${bodyName}" but the Mcp-Name header names "${decoded}"`);
+  if (decoded !== bodyName)
+    return mismatch('Mcp-Name', `the body carries "${shownName(bodyName)}" but the Mcp-Name header names "${shownName(decoded)}"`);
   return undefined;
 };
