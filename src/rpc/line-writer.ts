@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { onTurnFirst } from './turn.js';
 
 /**
  * A line longer than this crosses a lanegate link (front ⇄ host) as slices of this many
@@ -146,7 +147,7 @@ export class LineWriter {
   private later(): void {
     if (this.scheduled) return;
     this.scheduled = true;
-    setImmediate(() => {
+    onTurnFirst(() => {
       this.scheduled = false;
       this.pump();
     });

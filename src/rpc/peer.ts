@@ -5,7 +5,7 @@ import { rawResultLine } from './raw.js';
 import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
 import { LineWriter } from './line-writer.js';
-import { LARGE_TURN_CHARS } from './turn.js';
+import { LARGE_TURN_CHARS, onTurnFirst } from './turn.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -112,7 +112,7 @@ export class LinePeer extends RpcEndpoint {
     else if (line.length < LARGE_TURN_CHARS) this.onLine(line);
     else {
       this.backlog = [line];
-      setImmediate(() => this.drainBacklog());
+      onTurnFirst(() => this.drainBacklog());
     }
   }
 
@@ -121,7 +121,7 @@ export class LinePeer extends RpcEndpoint {
     for (let first = true; b.length > 0; first = false) {
       const next = b[0] as string;
       if (!first && next.length >= LARGE_TURN_CHARS) {
-        setImmediate(() => this.drainBacklog());
+        onTurnFirst(() => this.drainBacklog());
         return;
       }
       b.shift();

@@ -10,22 +10,39 @@
  * iteration, and a release never waits for anything.
  */
 const waiting: (() => void)[] = [];
+/** Steps that lines wait behind (a link's long line read or written): released before `waiting`. */
+const first: (() => void)[] = [];
 let scheduled = false;
 
 const release = (): void => {
-  const next = waiting.shift();
-  if (waiting.length > 0) setImmediate(release);
+  const next = first.length > 0 ? first.shift() : waiting.shift();
+  if (first.length > 0 || waiting.length > 0) setImmediate(release);
   else scheduled = false;
   next?.();
+};
+
+const schedule = (): void => {
+  if (!scheduled) {
+    scheduled = true;
+    setImmediate(release);
+  }
+};
+
+/**
+ * `onTurn` for a step that other lines wait behind in order (a long line's parse, a slice or piece
+ * of a long line written): it goes before every step in the one queue (scan passes of other
+ * messages, which nothing waits behind in order), and still one step an iteration, so a poll
+ * phase comes between any two large steps. Its queue holds at most a step per reader and writer.
+ */
+export const onTurnFirst = (f: () => void): void => {
+  first.push(f);
+  schedule();
 };
 
 /** Runs `f` in a later iteration of the event loop, after the steps queued before it, one step an iteration. */
 export const onTurn = (f: () => void): void => {
   waiting.push(f);
-  if (!scheduled) {
-    scheduled = true;
-    setImmediate(release);
-  }
+  schedule();
 };
 
 /** One turn (see onTurn). */

@@ -6,7 +6,9 @@
  * front and the host; the bench prints the placement to show it). Prints the quiet lane's p50/p99
  * alone and under the flood, as ratios. BENCH_CASE=bytes runs the byte flood (issue 19), and the
  * same flood against the floor bridge in the same run (floorCases); BENCH_CASE=bytes-lanegate only
- * lanegate's, BENCH_CASE=floor only the floors.
+ * lanegate's, BENCH_CASE=bytes-front the byte flood with the quiet lane on another host (what
+ * the shared front alone costs it), BENCH_CASE=floor only the floors. BENCH_GATEWAY_NODE_ARGS
+ * passes node flags to the gateway (e.g. `--cpu-prof --cpu-prof-dir=DIR`, which its hosts inherit).
  */
 import { request } from 'node:http';
 import { readFileSync } from 'node:fs';
@@ -157,14 +159,18 @@ const floorCases = async (): Promise<void> => {
 
 const main = async (): Promise<void> => {
   if (process.env.BENCH_CASE === 'floor') return floorCases();
-  const gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
+  const gw = await startGateway(
+    `${policyHead()}
+trustDomains: { public: { kind: shared }, other: { kind: shared } }
 servers:
+  fix2: { prefix: fix2, domain: other, stdio: { command: node, args: ["${FIXTURE}"] } }
   fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
 lanes:
-  quiet: { servers: [fix] }
+  quiet: { servers: [fix, fix2] }
   flood: { servers: [fix] }
-`);
+`,
+    { nodeArgs: (process.env.BENCH_GATEWAY_NODE_ARGS ?? '').split(' ').filter(Boolean) },
+  );
   const url = new URL(gw.url);
   const tq = await gw.token('quiet');
   const tf = await gw.token('flood');
@@ -180,8 +186,8 @@ lanes:
       `placement: ${hosts.map(([k, h]) => `host ${k} (pid ${h.pid}): ${h.children.map((c) => `${c.server} ${c.placement} for ${c.lane ?? 'all lanes'} (pid ${c.pid})`).join(', ')}`).join('; ')}\n`,
     );
     const hostPid = hosts[0]?.[1].pid ?? 0;
-    const target = (tool: string) => ({
-      quiet: { url: gw.url, token: tq, tool: 'fix_echo' },
+    const target = (tool: string, quietTool = 'fix_echo') => ({
+      quiet: { url: gw.url, token: tq, tool: quietTool },
       flood: { url: gw.url, token: tf, tool },
       pids: async () => ({ front: gw.pid, host: hostPid }),
     });
@@ -189,6 +195,14 @@ lanes:
     if (!only || only === 'calls') await caseRun('a lane flooding with calls, sessions and streams', SELF, target('fix_echo'), '--flood');
     if (!only || only === 'bytes' || only === 'bytes-lanegate')
       await caseRun('a lane pulling 64 unread ~3.9 MB answers (one host, a child per lane)', SELF, target('fix_echo'), '--bytes-flood');
+    // The same flood with the quiet lane on another host: what the shared front alone costs it.
+    if (only === 'bytes-front')
+      await caseRun(
+        'the byte flood, the quiet lane on ANOTHER host (only the front shared)',
+        SELF,
+        target('fix_echo', 'fix2_echo'),
+        '--bytes-flood',
+      );
     if (!only || only === 'bytes') await floorCases();
   } finally {
     await gw.stop();
