@@ -139,10 +139,10 @@ export class LineWriter {
   }
 
   /**
-   * The next piece in the next loop iteration, so other lanes' messages are handled in between.
-   * Not a place in turn.ts's one queue: every line written after a long one waits for its pieces
-   * (the front's liveness ping to a host among them), and that queue can hold seconds of other
-   * messages' scan passes (the same head-of-line wait peer.ts avoids for the lines it reads).
+   * The next piece in a later loop iteration, so other lanes' messages are handled in between.
+   * First in turn.ts's queue (onTurnFirst): every line written after a long one waits for its
+   * pieces (the front's liveness ping to a host among them), and the queue's other steps can be
+   * seconds of other messages' scan passes (the same head-of-line wait peer.ts avoids).
    */
   private later(): void {
     if (this.scheduled) return;

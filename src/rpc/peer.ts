@@ -102,10 +102,11 @@ export class LinePeer extends RpcEndpoint {
   /**
    * A long line is handled in a turn of its own (the read that completed it was one step, its
    * parse and what follows is the next), and the lines read after it wait behind it, in order.
-   * That turn is the next iteration's, NOT a place in turn.ts's one queue: the lines behind it
-   * (a liveness ping, a cancellation, other lanes' answers) would wait behind every step queued
-   * there, and a lane's burst of large calls queues seconds of scan passes (attack round 9: the
-   * shared host went 24.5 s without answering the front's pings, and was killed).
+   * That turn goes FIRST in turn.ts's queue (onTurnFirst), before every scan pass: the lines
+   * behind it (a liveness ping, a cancellation, other lanes' answers) must not wait behind those,
+   * and a lane's burst of large calls queues seconds of them (attack round 9: the shared host
+   * went 24.5 s without answering the front's pings, and was killed). One step an iteration still:
+   * plain setImmediate ran every reader's and writer's large step back to back in one check phase.
    */
   private lineIn(line: string): void {
     if (this.backlog) this.backlog.push(line);

@@ -2,8 +2,9 @@
  * Turns of the event loop for large work. A long computation awaits `turn()` between its steps
  * (the front's depth check and parse of a large body, each pass of a large secret scan, the
  * serialisation after it) so that other lanes' messages, already read and waiting in the poll
- * phase, are handled in between. (A link's reader and writers take their large lines' steps in
- * the next iteration instead: lines queue behind those, and must not wait behind this queue.) The steps waiting for a turn form ONE queue per process, and each loop iteration
+ * phase, are handled in between. (A link's reader and writers put their large lines' steps
+ * first, onTurnFirst: lines queue behind those, and must not wait behind scan passes.) The
+ * steps waiting for a turn form ONE queue per process, and each loop iteration
  * releases only the first of them: with several large messages in flight, another lane's small
  * message waits behind one such step, not behind a step of each of them run back to back (as
  * with plain setImmediate, whose queue runs whole in one check phase). Bounded: one release per
