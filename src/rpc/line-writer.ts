@@ -1,4 +1,5 @@
 import type { Writable } from 'node:stream';
+import { charsOf, type Parts, PieceCursor } from './parts.js';
 import { onTurnFirst } from './turn.js';
 
 /**
@@ -14,30 +15,18 @@ export const SLICE_CHARS = 256 * 1024;
  */
 export const SLICE_MARK = '\u001e';
 
-/** How many large lines are written at once, in turns. */
-const ACTIVE_LARGE = 1;
-
-const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
-
+/** A long line being written, by pieces; `ready` false while its parts are still being made. */
 interface Big {
   stream: number;
-  text: string;
-  pos: number;
+  cursor: PieceCursor;
+  ready: boolean;
 }
 
 /** A line written while a long request or notification was going out, waiting behind it. */
 interface Behind {
-  line: string;
+  line: Parts | Promise<Parts>;
   response: boolean;
 }
-
-/** The end of the piece of `b` that starts at b.pos: SLICE_CHARS on, never inside a surrogate pair. */
-const pieceEnd = (b: Big): number => {
-  let end = Math.min(b.pos + SLICE_CHARS, b.text.length);
-  // A lone half would be written as U+FFFD.
-  if (end < b.text.length && isHighSurrogate(b.text.charCodeAt(end - 1))) end -= 1;
-  return end;
-};
 
 /**
  * Writes newline-delimited lines to a stream. Sliced (a link), it honours back-pressure and lets
@@ -74,57 +63,75 @@ export class LineWriter {
   /** Characters waiting here for the pipe, not yet handed to it (kept as lines come and go: read per request). */
   queued = 0;
 
-  write(line: string, response: boolean): void {
+  /**
+   * Writes a line: a string, its parts in order (never joined whole), or the promise of its
+   * parts (a message still being serialised in steps, paced-stringify.ts): that line keeps its
+   * place, as a long line would (a response lets other lines pass it; anything else holds the
+   * lines written after it until it is out).
+   */
+  write(line: string | Parts | Promise<Parts>, response: boolean): void {
+    const short = typeof line === 'string' && line.length <= SLICE_CHARS;
     if (!this.sliced) {
-      this.writeUnsliced(line);
+      if (short && !this.ordered) this.out.write(`${line}\n`);
+      else this.enter(line, false);
       return;
     }
     if (this.ordered) {
       // Everything written after a long request or notification waits behind it, responses too:
       // a notification's answer must not reach the reader before the notification (a progress or
       // log line of a call, then its result).
-      this.behind.push({ line, response });
-      this.queued += line.length;
-    } else if (line.length > SLICE_CHARS) {
-      const b = { stream: this.nextStream++, text: line, pos: 0 };
-      if (response) this.big.push(b);
-      else this.ordered = b;
-      this.queued += line.length;
-      // Its first slice in a turn of its own (as in writeUnsliced).
-      this.later();
+      this.behind.push({ line: typeof line === 'string' ? [line] : line, response });
+      this.queued += typeof line === 'string' ? line.length : line instanceof Promise ? 0 : charsOf(line);
       return;
-    } else if (!this.blocked && this.small.length === 0 && this.big.length === 0) {
+    }
+    if (!short) {
+      this.enter(line, response);
+      return;
+    }
+    if (!this.blocked && this.small.length === 0 && this.big.length === 0) {
       this.blocked = !this.out.write(`${line}\n`);
       return;
-    } else {
-      this.small.push(line);
-      this.queued += line.length;
     }
+    this.small.push(line as string);
+    this.queued += (line as string).length;
     this.pump();
   }
 
-  private writeUnsliced(line: string): void {
-    if (this.ordered || line.length > SLICE_CHARS) {
-      if (this.ordered) this.behind.push({ line, response: false });
-      else this.ordered = { stream: 0, text: line, pos: 0 };
-      this.queued += line.length;
-      // Its first piece in a turn of its own: reading a serialiser's output flattens it (a copy
-      // of the whole line), a step apart from the serialisation that made it.
-      this.later();
+  /** A long line (or one still being made) takes its place: a response among `big`, anything else as `ordered`. */
+  private enter(line: string | Parts | Promise<Parts>, response: boolean): void {
+    if (this.ordered && !this.sliced) {
+      this.behind.push({ line: typeof line === 'string' ? [line] : line, response: false });
+      this.queued += typeof line === 'string' ? line.length : line instanceof Promise ? 0 : charsOf(line);
       return;
     }
-    this.out.write(`${line}\n`);
+    const parts = typeof line === 'string' ? [line] : line instanceof Promise ? [] : line;
+    const b: Big = { stream: this.sliced ? this.nextStream++ : 0, cursor: new PieceCursor(parts), ready: !(line instanceof Promise) };
+    if (response && this.sliced) this.big.push(b);
+    else this.ordered = b;
+    this.queued += b.cursor.left;
+    if (line instanceof Promise) {
+      const done = (ps: Parts): void => {
+        b.cursor = new PieceCursor(ps);
+        b.ready = true;
+        this.queued += b.cursor.left;
+        this.later();
+      };
+      // A serialisation that failed leaves an empty line (the reader skips it): never a stuck writer.
+      line.then(done, () => done([]));
+      return;
+    }
+    // Its first slice or piece in a turn of its own.
+    this.later();
   }
 
   /** A child's stdin: the long line's next piece, then (once it is whole) the lines behind it. */
   private pumpPieces(): void {
-    while (this.ordered && !this.blocked && !this.scheduled && !this.out.destroyed) {
+    while (this.ordered?.ready && !this.blocked && !this.scheduled && !this.out.destroyed) {
       const b = this.ordered;
-      const end = pieceEnd(b);
-      const last = end >= b.text.length;
-      this.blocked = !this.out.write(last ? `${b.text.slice(b.pos, end)}\n` : b.text.slice(b.pos, end));
-      this.queued -= end - b.pos;
-      b.pos = end;
+      const piece = b.cursor.next(SLICE_CHARS);
+      const last = b.cursor.left === 0;
+      this.blocked = !this.out.write(last ? `${piece}\n` : piece);
+      this.queued -= piece.length;
       if (!last) {
         this.later();
         return;
@@ -132,8 +139,9 @@ export class LineWriter {
       this.ordered = undefined;
       while (this.behind.length > 0 && !this.ordered) {
         const next = (this.behind.shift() as Behind).line;
-        this.queued -= next.length;
-        this.writeUnsliced(next);
+        if (!(next instanceof Promise)) this.queued -= charsOf(next);
+        if (!(next instanceof Promise) && next.length === 1) this.write(next[0] as string, false);
+        else this.write(next, false);
       }
     }
   }
@@ -165,17 +173,19 @@ export class LineWriter {
         this.blocked = !this.out.write(`${s}\n`);
         continue;
       }
-      // Large lines take turns, the ordered one among them; the other responses wait in order: the
+      // Large lines take turns: the ordered one and ONE response; the other responses wait in order: the
       // reader holds few half-read answers however many are queued (a burst of 44 unread 24 MB
-      // answers otherwise had the front joining them all at once).
-      const turns = this.ordered ? [this.ordered, ...this.big.slice(0, ACTIVE_LARGE)] : this.big.slice(0, ACTIVE_LARGE);
+      // answers otherwise had the front joining them all at once). One still being made waits.
+      const first = this.big.find((x) => x.ready);
+      const turns: Big[] = [];
+      if (this.ordered?.ready) turns.push(this.ordered);
+      if (first) turns.push(first);
       if (turns.length === 0) return;
       const b = turns[this.turn++ % turns.length] as Big;
-      const end = pieceEnd(b);
-      const last = end >= b.text.length;
-      this.blocked = !this.out.write(`${SLICE_MARK}${b.stream}${last ? '.' : '+'}${b.text.slice(b.pos, end)}\n`);
-      this.queued -= end - b.pos;
-      b.pos = end;
+      const piece = b.cursor.next(SLICE_CHARS);
+      const last = b.cursor.left === 0;
+      this.blocked = !this.out.write(`${SLICE_MARK}${b.stream}${last ? '.' : '+'}${piece}\n`);
+      this.queued -= piece.length;
       if (!last) continue;
       if (b === this.ordered) this.releaseBehind();
       else this.big.splice(this.big.indexOf(b), 1);
@@ -187,9 +197,11 @@ export class LineWriter {
     this.ordered = undefined;
     while (this.behind.length > 0 && !this.ordered) {
       const { line, response } = this.behind.shift() as Behind;
-      if (line.length <= SLICE_CHARS) this.small.push(line);
-      else if (response) this.big.push({ stream: this.nextStream++, text: line, pos: 0 });
-      else this.ordered = { stream: this.nextStream++, text: line, pos: 0 };
+      if (!(line instanceof Promise)) this.queued -= charsOf(line);
+      if (!(line instanceof Promise) && line.length === 1 && (line[0] as string).length <= SLICE_CHARS) {
+        this.small.push(line[0] as string);
+        this.queued += (line[0] as string).length;
+      } else this.enter(line, response);
     }
   }
 }

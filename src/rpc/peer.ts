@@ -5,7 +5,9 @@ import { rawResultLine } from './raw.js';
 import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
 import { LineWriter } from './line-writer.js';
-import { LARGE_TURN_CHARS, onTurnFirst } from './turn.js';
+import { LARGE_TURN_CHARS, onTurnFirst, turnFirst } from './turn.js';
+import { pacedParse } from './paced-json.js';
+import { holdsLongString, pacedStringify } from './paced-stringify.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -16,12 +18,22 @@ export const LINK_MAX_LINE = 300 * 1024 * 1024;
 /** A line this long or longer counts as large (LineOptions.onLarge). */
 export const LARGE_LINE = 1024 * 1024;
 
-/** One message as a line; params given as JSON text go in as they are. */
-const lineOf = (msg: RpcMessage): string => {
+/** A line as parts this short or shorter is joined and written as one string (the common, small case). */
+const JOIN_CHARS = 64 * 1024;
+
+/** One message as a line, or its parts; params given as JSON text go in as they are (never joined when long). */
+const lineOf = (msg: RpcMessage): string | string[] => {
   const params = 'params' in msg ? (msg.params as unknown) : undefined;
   if (!(params instanceof JsonText)) return JSON.stringify(msg);
   const id = 'id' in msg ? `"id":${JSON.stringify(msg.id)},` : '';
-  return `{"jsonrpc":"2.0",${id}"method":${JSON.stringify((msg as { method: string }).method)},"params":${params.json}}`;
+  const parts = [`{"jsonrpc":"2.0",${id}"method":${JSON.stringify((msg as { method: string }).method)},"params":`, ...params.parts, '}'];
+  return charsOf(parts) <= JOIN_CHARS ? parts.join('') : parts;
+};
+
+const charsOf = (parts: readonly string[]): number => {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  return n;
 };
 
 export interface LineOptions {
@@ -50,15 +62,24 @@ export class LinePeer extends RpcEndpoint {
     const writer = new LineWriter(output, opts.sliced === true);
     super((msg: RpcMessage) => {
       const response = !('method' in msg);
-      let line = lineOf(msg);
-      if (response && opts.maxSend && line.length > opts.maxSend.chars()) {
-        line = JSON.stringify({
-          jsonrpc: '2.0',
-          id: (msg as { id: unknown }).id,
-          error: opts.maxSend.error(line.length),
-        });
+      // Past the bound, a response is replaced by the error the bound names.
+      const bounded = (line: string | string[]): string | string[] => {
+        const chars = typeof line === 'string' ? line.length : charsOf(line);
+        if (!response || !opts.maxSend || chars <= opts.maxSend.chars()) return line;
+        return JSON.stringify({ jsonrpc: '2.0', id: (msg as { id: unknown }).id, error: opts.maxSend.error(chars) });
+      };
+      // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
+      if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
+        writer.write(
+          pacedStringify(msg, turnFirst).then((parts) => {
+            const line = bounded(parts);
+            return typeof line === 'string' ? [line] : line;
+          }),
+          response,
+        );
+        return;
       }
-      writer.write(line, response);
+      writer.write(bounded(lineOf(msg)), response);
     }, handlers);
     this.writer = writer;
     let failedEarly: number | undefined;
@@ -126,6 +147,14 @@ export class LinePeer extends RpcEndpoint {
         return;
       }
       b.shift();
+      if (next.length >= LARGE_TURN_CHARS) {
+        // Parsed in steps (paced-json.ts); the lines behind it wait, in order, until it is handled.
+        this.onLongLine(next).then(
+          () => this.drainBacklog(),
+          () => this.drainBacklog(),
+        );
+        return;
+      }
       this.onLine(next);
     }
     this.backlog = undefined;
@@ -137,6 +166,20 @@ export class LinePeer extends RpcEndpoint {
   private afterBacklog(f: () => void): void {
     if (this.backlog) this.backlogDone = f;
     else f();
+  }
+
+  /** onLine for a long line: its parse a window a step, each step first in turn.ts's queue. */
+  private async onLongLine(line: string): Promise<void> {
+    const raw = rawResultLine(line);
+    if (raw && this.receiveRaw(raw.id, raw.text)) return;
+    let msg: RpcMessage;
+    try {
+      msg = (await pacedParse(line, turnFirst)) as RpcMessage;
+    } catch {
+      this.handlers.onProtocolError?.('unparseable line');
+      return;
+    }
+    this.receive(msg);
   }
 
   private onLine(line: string): void {

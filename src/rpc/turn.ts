@@ -58,3 +58,9 @@ export const turn = (): Promise<void> =>
  * such step, not behind all of them at once (issue 19). Below it, nothing changes.
  */
 export const LARGE_TURN_CHARS = 256 * 1024;
+
+/** One turn of onTurnFirst's kind (a step that lines wait behind, in order). */
+export const turnFirst = (): Promise<void> =>
+  new Promise((resolve) => {
+    onTurnFirst(resolve);
+  });

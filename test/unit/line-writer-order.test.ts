@@ -33,7 +33,9 @@ const linesOf = (wire: string, sliced: boolean): string[] => {
 };
 
 // Two code units a character: a cut at SLICE_CHARS would fall inside a pair.
-const bigRequest = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { t: `a${'😀'.repeat(SLICE_CHARS)}` } });
+const bigRequest = JSON.stringify({ jsonrpc: '2.0', id: 5, method: 'tools/call', params: { t: `ab${'😀'.repeat(SLICE_CHARS)}` } });
+// (The text before the first pair is 63 characters: odd, so the pairs sit across every even cut.)
+if (bigRequest.indexOf('😀') % 2 !== 1) throw new Error('bigRequest must put a pair across each cut');
 
 describe('line writer: a long line is paced and keeps its order', { timeout: 10_000 }, () => {
   it('a link: a long request goes out in slices; a notification and a response written after it wait behind it', async () => {

@@ -33,7 +33,7 @@ describe('2026-07-28 results written around the host text', () => {
       const result = (next() < 0.2 ? {} : value(0)) as unknown;
       if (result === null || typeof result !== 'object' || Array.isArray(result)) continue;
       const obj = result as Record<string, unknown>;
-      const text = modernResultText(method, new RawResult(JSON.stringify(obj)), SERVER_INFO);
+      const text = modernResultText(method, new RawResult(JSON.stringify(obj)), SERVER_INFO)?.join('');
       if (text === undefined) {
         refused += 1;
         assert.ok(

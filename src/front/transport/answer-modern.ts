@@ -76,7 +76,7 @@ const finish = (c: Exchange, d: McpHttpDeps, m: ModernCall, result: Dispatched, 
   d.calls.streams.end(m.s);
   const spliced = result.raw && !result.error ? modernResultText(m.req.method, result.raw, d.serverInfo) : undefined;
   if (spliced !== undefined)
-    return c.body(`{"jsonrpc":"2.0","id":${JSON.stringify(m.req.id)},"result":${spliced}}`, result.status, {
+    return c.body([`{"jsonrpc":"2.0","id":${JSON.stringify(m.req.id)},"result":`, ...spliced, '}'], result.status, {
       'content-type': 'application/json',
     });
   const out = render(parsedResult(result));

@@ -25,7 +25,9 @@ export const legacyRender =
 
 /** The same answer around a result the front did not parse: the host's bytes, spliced. */
 const rawAnswer = (c: Exchange, id: unknown, r: Dispatched & { raw: RawResult }): Replied =>
-  c.body(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${r.raw.text}}`, r.status as 200, { 'content-type': 'application/json' });
+  c.body([`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, r.raw.text, '}'], r.status as 200, {
+    'content-type': 'application/json',
+  });
 
 /** notifications/cancelled from a lane aborts that lane's call (in its own session) and the upstream work. */
 const MAX_INPUT_ROUNDS = 8;

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hold } from './send-budget.js';
 import { PACE_SLICE, writePaced } from './paced-write.js';
+import { charsOf, type Parts } from '../../rpc/parts.js';
 import { restoreExactIds } from './big-ids.js';
 import { ERR } from '../../rpc/jsonrpc.js';
 
@@ -58,10 +59,16 @@ export class Exchange {
   ) {}
 
   /** Writes the whole answer (paced if large); `data` null for an empty body. */
-  body(data: string | null, status = 200, headers: Record<string, string> = {}): Replied {
+  body(given: string | Parts | null, status = 200, headers: Record<string, string> = {}): Replied {
     const out = this.outgoing;
-    if (this.exactIds && data !== null) data = restoreExactIds(data);
-    if (data !== null && data.length > PACE_SLICE && this.pace && !out.headersSent) return this.paced(this.pace, data, status, headers);
+    // Parts (a head, an upstream's long result, a tail) are joined only when short.
+    let data = typeof given === 'string' || given === null ? given : charsOf(given) <= PACE_SLICE ? given.join('') : given;
+    if (this.exactIds && data !== null) data = typeof data === 'string' ? restoreExactIds(data) : data.map(restoreExactIds);
+    if (typeof data !== 'string' && data !== null) {
+      if (this.pace && !out.headersSent) return this.paced(this.pace, data, status, headers);
+      data = data.join('');
+    }
+    if (data !== null && data.length > PACE_SLICE && this.pace && !out.headersSent) return this.paced(this.pace, [data], status, headers);
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };
       out.writeHead(status, headers);
@@ -75,18 +82,21 @@ export class Exchange {
    * the setting when over it), then written a slice at a time; the hold ends when the socket has
    * taken the last byte or the connection closed.
    */
-  private paced(p: Pace, data: string, status: number, headers: Record<string, string>): Replied {
+  private paced(p: Pace, data: Parts, status: number, headers: Record<string, string>): Replied {
     const out = this.outgoing;
-    const held = p.hold(data.length, 0);
+    const chars = charsOf(data);
+    const held = p.hold(chars, 0);
     if (!held.ok) {
       const lane = held.setting.endsWith('PerLane');
-      const message = `The answer (${data.length} bytes) was not sent: ${lane ? "this lane's clients have" : 'clients have'} ${held.held} bytes of answers they have not read yet, and ${held.setting} is ${held.limit}. Read (or close) earlier answers first, or raise ${held.setting}`;
-      const err = `{"jsonrpc":"2.0","id":${answerId(data)},"error":${JSON.stringify({ code: ERR.tooLarge, message, data: { limit: held.setting, value: held.limit } })}}`;
+      const message = `The answer (${chars} bytes) was not sent: ${lane ? "this lane's clients have" : 'clients have'} ${held.held} bytes of answers they have not read yet, and ${held.setting} is ${held.limit}. Read (or close) earlier answers first, or raise ${held.setting}`;
+      const err = `{"jsonrpc":"2.0","id":${answerId(data[0] ?? '')},"error":${JSON.stringify({ code: ERR.tooLarge, message, data: { limit: held.setting, value: held.limit } })}}`;
       return this.body(err, lane ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '1' });
     }
     whenClosed(out, held.release);
     out.once('finish', held.release);
-    out.writeHead(status, { ...headers, 'content-length': String(Buffer.byteLength(data)) });
+    let bytes = 0;
+    for (const part of data) bytes += Buffer.byteLength(part);
+    out.writeHead(status, { ...headers, 'content-length': String(bytes) });
     void writePaced(out, data, p.stallMs()).then((ok) => {
       if (ok && !out.writableEnded) out.end();
     });

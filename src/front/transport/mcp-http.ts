@@ -1,4 +1,5 @@
 import { LARGE_TURN_CHARS, turn } from '../../rpc/turn.js';
+import { pacedParse } from '../../rpc/paced-json.js';
 import { type Exchange, Replied } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { pumpQueue, pumpSse } from './sse-pump.js';
@@ -47,12 +48,12 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   if (busy) return busy;
   const text = await boundedBody(c, d);
   if (text instanceof Replied) return text;
-  // A large body's parse is a step of its own: other lanes' messages are handled before and after it.
+  // A large body is parsed in steps (its long values a window at a time, paced-json.ts): other
+  // lanes' messages are handled between them.
   const large = text.length >= LARGE_TURN_CHARS;
-  if (large) await turn();
   let body: unknown;
   try {
-    body = JSON.parse(text);
+    body = large ? await pacedParse(text, turn, LARGE_TURN_CHARS) : JSON.parse(text);
   } catch {
     return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
   }

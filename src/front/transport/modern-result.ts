@@ -1,6 +1,7 @@
 import { isListMethod } from '../../link/lists.js';
 import { MODERN_META } from '../../upstream/conn.js';
 import type { RawResult } from '../../rpc/raw.js';
+import type { Parts } from '../../rpc/parts.js';
 
 /** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
 export const modernResult = (
@@ -25,15 +26,20 @@ const ADDED_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
  * The same 2026-07-28 result written around the host's text without parsing it: `resultType`
  * first, the result's own members as they arrived, then what the front adds. Undefined when the
  * text may already hold a key the front adds (anywhere: a nested `_meta` counts too), or is not an
- * object: then the caller parses and uses modernResult. A large result then costs the front a
- * copy instead of a parse and a serialisation.
+ * object: then the caller parses and uses modernResult. A large result then costs the front
+ * neither a parse and a serialisation nor a copy (the text is returned as parts).
  */
-export const modernResultText = (method: string, raw: RawResult, serverInfo: Record<string, unknown>): string | undefined => {
+export const modernResultText = (method: string, raw: RawResult, serverInfo: Record<string, unknown>): Parts | undefined => {
   if (ADDED_KEYS.some((k) => raw.mayHave(k))) return undefined;
   const t = raw.text;
   if (t.charCodeAt(0) !== 123 || t.charCodeAt(t.length - 1) !== 125) return undefined;
   const inner = t.slice(1, -1).trim();
   const cache =
     isListMethod(method) || method === 'server/discover' || method === 'resources/read' ? ',"ttlMs":0,"cacheScope":"private"' : '';
-  return `{"resultType":"complete"${inner ? `,${inner}` : ''}${cache},"_meta":${JSON.stringify({ [MODERN_META.serverInfo]: serverInfo })}}`;
+  // As parts: the result's text is written as it is, never copied into one string with the rest.
+  return [
+    `{"resultType":"complete"${inner ? ',' : ''}`,
+    inner,
+    `${cache},"_meta":${JSON.stringify({ [MODERN_META.serverInfo]: serverInfo })}}`,
+  ];
 };

@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { type Parts, PieceCursor } from '../../rpc/parts.js';
 
 /** An answer up to this many characters is written at once; a longer one a slice at a time. */
 export const PACE_SLICE = 64 * 1024;
@@ -31,19 +32,17 @@ export const drainedOrStalled = (out: ServerResponse, stallMs?: number): Promise
   });
 
 /**
- * Writes `text` to the response a slice at a time, waiting for the socket to take each one
- * before the next: the front's event loop serves other lanes between slices, node never buffers
- * more than a slice for a slow client, and a client that stops reading for `stallMs` loses its
- * connection instead of holding the answer for ever. Resolves true when all of it was taken.
+ * Writes `text` (a string, or its parts, never joined) to the response a slice at a time, waiting
+ * for the socket to take each one before the next: the front's event loop serves other lanes
+ * between slices, node never buffers more than a slice for a slow client, and a client that stops
+ * reading for `stallMs` loses its connection instead of holding the answer for ever. Resolves
+ * true when all of it was taken.
  */
-export const writePaced = async (out: ServerResponse, text: string, stallMs: number): Promise<boolean> => {
-  for (let pos = 0; pos < text.length; ) {
+export const writePaced = async (out: ServerResponse, text: string | Parts, stallMs: number): Promise<boolean> => {
+  const cursor = new PieceCursor(typeof text === 'string' ? [text] : text);
+  while (cursor.left > 0) {
     if (out.destroyed || out.writableEnded) return false;
-    let end = Math.min(pos + PACE_SLICE, text.length);
-    const c = text.charCodeAt(end - 1);
-    if (end < text.length && c >= 0xd800 && c <= 0xdbff) end -= 1;
-    const more = out.write(text.slice(pos, end));
-    pos = end;
+    const more = out.write(cursor.next(PACE_SLICE));
     if (!more && !(await drainedOrStalled(out, stallMs))) return false;
   }
   return true;

@@ -1,0 +1,184 @@
+/**
+ * JSON.parse for a large text in steps (issue 19). A 3.9 MB message costs ~5 ms to parse whole on
+ * this machine, a stall another lane's small call waits behind. Nearly all of such a text is a few
+ * long string values (a file, an echo, an image), so: the long string values are found by hopping
+ * from quote to quote (native searches), the rest (the skeleton, with a placeholder for each) is
+ * parsed whole, and each long value is decoded a window at a time, `pause` between windows.
+ *
+ * The result is JSON.parse's, exactly: the skeleton is the same text with some string tokens
+ * swapped for other string tokens, so JSON.parse judges its structure, and each window of a long
+ * value is decoded (and so validated: escapes, raw control characters) by JSON.parse as well. A
+ * window without a backslash decodes to itself, and is kept as a slice of the text (no copy).
+ * Anything unexpected (a cut that splits an escape, a text that is not JSON) falls back to one
+ * JSON.parse of the whole text, which then throws as it would have.
+ */
+import { randomBytes } from 'node:crypto';
+
+/** A string value this long or longer is decoded in windows; shorter ones stay in the skeleton. */
+export const LONG_VALUE_CHARS = 64 * 1024;
+/** Characters of a long value decoded per step. */
+export const WINDOW_CHARS = 256 * 1024;
+/** Past this many string tokens before the end, the text is parsed whole (it is not a few long values). */
+const MAX_TOKENS = 50_000;
+
+/** Placeholders carry a per-process nonce: a string a peer sent can never be taken for one. */
+const NONCE = `\u0000lanegate-long-${randomBytes(12).toString('hex')}-`;
+
+interface LongToken {
+  /** Index of the opening quote. */
+  open: number;
+  /** Index of the closing quote. */
+  close: number;
+}
+
+/** Whether the quote at `q` is escaped (an odd run of backslashes before it). */
+const escaped = (text: string, q: number): boolean => {
+  let n = 0;
+  for (let i = q - 1; i >= 0 && text.charCodeAt(i) === 92; i -= 1) n += 1;
+  return n % 2 === 1;
+};
+
+/** The closing quote of the string opened at `open`, or -1. */
+const closeOf = (text: string, open: number): number => {
+  for (let q = text.indexOf('"', open + 1); q >= 0; q = text.indexOf('"', q + 1)) if (!escaped(text, q)) return q;
+  return -1;
+};
+
+/** Whether the token closed at `close` is an object key (a colon follows, after white space). */
+const isKey = (text: string, close: number): boolean => {
+  for (let i = close + 1; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (c === 58) return true;
+    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
+  }
+  return false;
+};
+
+/** The long string values of a JSON text; undefined when it has none or too many tokens to be worth it. */
+export const longValues = (text: string): LongToken[] | undefined => {
+  const found: LongToken[] = [];
+  let tokens = 0;
+  for (let open = text.indexOf('"'); open >= 0; open = text.indexOf('"', open + 1)) {
+    if (++tokens > MAX_TOKENS) return undefined;
+    const close = closeOf(text, open);
+    if (close < 0) return undefined;
+    if (close - open - 1 >= LONG_VALUE_CHARS && !isKey(text, close)) found.push({ open, close });
+    open = close;
+  }
+  return found.length > 0 ? found : undefined;
+};
+
+/**
+ * Where a window of a string's raw text may end at or before `end`: never inside an escape
+ * (`\"`, `\\`, `\uXXXX`), so each window is a string's text on its own.
+ */
+export const safeCut = (text: string, start: number, end: number): number => {
+  // The last backslash in the 6 characters before the cut may begin an escape that runs past it.
+  for (let i = end - 1; i >= Math.max(start, end - 6); i -= 1) {
+    if (text.charCodeAt(i) !== 92) continue;
+    // Is this backslash itself escaped (an odd run before it)? Then it is a plain character.
+    let run = 0;
+    for (let j = i - 1; j >= start && text.charCodeAt(j) === 92; j -= 1) run += 1;
+    if (run % 2 === 1) continue;
+    const len = text.charCodeAt(i + 1) === 117 ? 6 : 2;
+    return i + len > end ? i : end;
+  }
+  return end;
+};
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: a raw control character is what JSON forbids in a string
+const RAW_CONTROL = /[\u0000-\u001f]/;
+
+/** One long value's text (between its quotes), decoded a window a step. */
+const decodeLong = async (text: string, t: LongToken, pause: () => Promise<void>): Promise<string> => {
+  const from = t.open + 1;
+  const to = t.close;
+  const parts: string[] = [];
+  let plain = true;
+  for (let a = from; a < to; ) {
+    const b = to - a <= WINDOW_CHARS ? to : safeCut(text, a, a + WINDOW_CHARS);
+    if (b <= a) throw new Error('no safe cut');
+    const w = text.slice(a, b);
+    if (w.indexOf('\\') < 0) {
+      if (RAW_CONTROL.test(w)) throw new Error('raw control character');
+      parts.push(w);
+    } else {
+      plain = false;
+      parts.push(JSON.parse(`"${w}"`) as string);
+    }
+    a = b;
+    if (a < to) await pause();
+  }
+  // Without an escape the value IS its text: one slice of it, not a rope of windows.
+  return plain ? text.slice(from, to) : parts.join('');
+};
+
+/** The text with each long value replaced by a placeholder naming its index. */
+const skeletonOf = (text: string, long: readonly LongToken[]): string => {
+  const out: string[] = [];
+  let at = 0;
+  long.forEach((t, i) => {
+    out.push(text.slice(at, t.open), JSON.stringify(`${NONCE}${i}`));
+    at = t.close + 1;
+  });
+  out.push(text.slice(at));
+  return out.join('');
+};
+
+/**
+ * JSON.parse(text), in steps when the text is long and made of a few long string values; at once
+ * otherwise. Throws what JSON.parse throws.
+ */
+export const pacedParse = async (text: string, pause: () => Promise<void>, minChars = 4 * LONG_VALUE_CHARS): Promise<unknown> => {
+  if (text.length < minChars) return JSON.parse(text);
+  const long = longValues(text);
+  if (!long) {
+    await pause();
+    return JSON.parse(text);
+  }
+  let skeleton: unknown;
+  let values: string[];
+  try {
+    const bare = skeletonOf(text, long);
+    skeleton = JSON.parse(bare);
+    values = [];
+    for (const t of long) {
+      await pause();
+      values.push(await decodeLong(text, t, pause));
+    }
+  } catch {
+    await pause();
+    return JSON.parse(text);
+  }
+  await pause();
+  return fill(skeleton, values);
+};
+
+/** The skeleton with each placeholder replaced by its value (walked without recursion). */
+const fill = (skeleton: unknown, values: readonly string[]): unknown => {
+  const valueOf = (v: unknown): unknown => {
+    if (typeof v !== 'string' || !v.startsWith(NONCE)) return v;
+    return values[Number(v.slice(NONCE.length))];
+  };
+  const root = valueOf(skeleton);
+  const stack: unknown[] = [root];
+  while (stack.length > 0) {
+    const o = stack.pop();
+    if (o === null || typeof o !== 'object') continue;
+    if (Array.isArray(o)) {
+      for (let i = 0; i < o.length; i += 1) {
+        o[i] = valueOf(o[i]);
+        stack.push(o[i]);
+      }
+    } else {
+      const r = o as Record<string, unknown>;
+      for (const k of Object.keys(r)) {
+        const v = valueOf(r[k]);
+        // As JSON.parse makes it: an own data property, even one named __proto__.
+        if (v !== r[k]) Object.defineProperty(r, k, { value: v, writable: true, enumerable: true, configurable: true });
+        stack.push(v);
+      }
+    }
+  }
+  return root;
+};

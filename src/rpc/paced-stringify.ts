@@ -1,0 +1,84 @@
+/**
+ * JSON.stringify for a message that holds long strings, in steps (issue 19): whole, a 3.9 MB
+ * answer costs ~6 ms of serialisation plus a flattening copy before its first byte is written,
+ * which another lane's small call waits behind. Here the message is serialised with each long
+ * string replaced by a placeholder (the skeleton), and each long string is escaped a window at a
+ * time, `pause` between windows. The text is handed on as its parts, in order (a LineWriter
+ * writes them without joining them).
+ *
+ * The text is JSON.stringify's, exactly: a window cut never splits a surrogate pair, and
+ * JSON.stringify of a window is that window's part of the string's JSON form; a window that holds
+ * nothing JSON escapes is its own JSON form, and is kept as a slice (no copy).
+ */
+import { randomBytes } from 'node:crypto';
+import { LONG_VALUE_CHARS, WINDOW_CHARS } from './paced-json.js';
+
+/** Placeholders carry a per-process nonce: a string in the message can never be taken for one. */
+const NONCE = `\u0000lanegate-long-out-${randomBytes(12).toString('hex')}-`;
+
+/** Nodes a probe visits before it gives up looking for a long string (a big listing is not a long value). */
+const PROBE_NODES = 256;
+
+/**
+ * Whether a message holds a string of LONG_VALUE_CHARS or more among its first PROBE_NODES values
+ * (a few microseconds for the small messages of nearly every call).
+ */
+export const holdsLongString = (msg: unknown): boolean => {
+  const stack: unknown[] = [msg];
+  for (let seen = 0; stack.length > 0 && seen < PROBE_NODES; seen += 1) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.length >= LONG_VALUE_CHARS) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i -= 1) stack.push(v[i]);
+    } else if (v !== null && typeof v === 'object') {
+      for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
+    }
+  }
+  return false;
+};
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON escapes
+const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+
+/** One long string's JSON form, without its quotes, a window a step. */
+const escapeLong = async (s: string, out: string[], pause: () => Promise<void>): Promise<void> => {
+  for (let a = 0; a < s.length; ) {
+    let b = Math.min(a + WINDOW_CHARS, s.length);
+    if (b < s.length && isHighSurrogate(s.charCodeAt(b - 1))) b -= 1;
+    const w = s.slice(a, b);
+    out.push(NEEDS_ESCAPE.test(w) ? JSON.stringify(w).slice(1, -1) : w);
+    a = b;
+    if (a < s.length) await pause();
+  }
+};
+
+/**
+ * JSON.stringify(msg) as parts, in steps: the skeleton at once, each long string a window a
+ * step. A message without long strings is one part.
+ */
+export const pacedStringify = async (msg: unknown, pause: () => Promise<void>): Promise<string[]> => {
+  const long: string[] = [];
+  const skeleton = JSON.stringify(msg, (_k, v: unknown) => {
+    if (typeof v !== 'string' || v.length < LONG_VALUE_CHARS) return v;
+    long.push(v);
+    return `${NONCE}${long.length - 1}`;
+  });
+  if (long.length === 0) return [skeleton];
+  const parts: string[] = [];
+  let at = 0;
+  for (let i = 0; i < long.length; i += 1) {
+    const token = JSON.stringify(`${NONCE}${i}`);
+    const p = skeleton.indexOf(token, at);
+    // Never the case: the replacer put each token in, in order.
+    if (p < 0) return [JSON.stringify(msg)];
+    parts.push(skeleton.slice(at, p + 1));
+    await pause();
+    await escapeLong(long[i] as string, parts, pause);
+    at = p + token.length - 1;
+  }
+  parts.push(skeleton.slice(at));
+  return parts;
+};

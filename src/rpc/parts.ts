@@ -1,0 +1,55 @@
+/**
+ * A text as its parts, in order (joined, they are the text): a head of lanegate's own, a lane's
+ * 4 MB body or an upstream's 4 MB result, a tail. Writers take pieces across the parts and never
+ * join them whole: joining (or flattening the `+` of them) copies every byte, ~3.4 ms for 3.9 MB
+ * on the event loop every lane shares (issue 19).
+ */
+export type Parts = readonly string[];
+
+export const charsOf = (parts: Parts): number => {
+  let n = 0;
+  for (const p of parts) n += p.length;
+  return n;
+};
+
+const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
+
+/** Reads a text's parts as pieces of at most `max` characters, never ending a piece inside a surrogate pair. */
+export class PieceCursor {
+  private i = 0;
+  private pos = 0;
+  /** Characters not yet read. */
+  left: number;
+
+  constructor(private readonly parts: Parts) {
+    this.left = charsOf(parts);
+  }
+
+  /** The next piece ('' when all was read); a lone half would be written as U+FFFD, so a pair is never cut. */
+  next(max: number): string {
+    const got: string[] = [];
+    let want = max;
+    while (want > 0 && this.i < this.parts.length) {
+      const p = this.parts[this.i] as string;
+      const end = Math.min(this.pos + want, p.length);
+      got.push(this.pos === 0 && end === p.length ? p : p.slice(this.pos, end));
+      want -= end - this.pos;
+      this.left -= end - this.pos;
+      if (end >= p.length) {
+        this.i += 1;
+        this.pos = 0;
+      } else this.pos = end;
+    }
+    let piece = got.length === 1 ? (got[0] as string) : got.join('');
+    if (this.left > 0 && piece.length > 1 && isHighSurrogate(piece.charCodeAt(piece.length - 1))) {
+      piece = piece.slice(0, -1);
+      this.left += 1;
+      if (this.pos > 0) this.pos -= 1;
+      else {
+        this.i -= 1;
+        this.pos = (this.parts[this.i] as string).length - 1;
+      }
+    }
+    return piece;
+  }
+}

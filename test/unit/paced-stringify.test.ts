@@ -1,0 +1,152 @@
+import assert from 'node:assert/strict';
+import { PassThrough } from 'node:stream';
+import { describe, it } from 'node:test';
+import { LONG_VALUE_CHARS, WINDOW_CHARS } from '../../src/rpc/paced-json.js';
+import { holdsLongString, pacedStringify } from '../../src/rpc/paced-stringify.js';
+import { LineReader } from '../../src/rpc/line-reader.js';
+import { LineWriter, SLICE_CHARS } from '../../src/rpc/line-writer.js';
+import { LinePeer } from '../../src/rpc/peer.js';
+import { memoryLink } from '../../src/link/memory.js';
+
+const counter = (): { pause: () => Promise<void>; steps: () => number } => {
+  let n = 0;
+  return {
+    pause: () => {
+      n += 1;
+      return new Promise((r) => setImmediate(r));
+    },
+    steps: () => n,
+  };
+};
+
+/** A long string with every kind of character JSON escapes, and surrogate pairs on window edges. */
+const awkward = (chars: number, seed: number): string => {
+  const bits = ['"', '\\', '\n', '\u0000', '\u001f', '😀', '\ud800', '\udfff', 'é', '\u2028', '</script>'];
+  let s = '';
+  let x = seed;
+  while (s.length < chars) {
+    x = (x * 1103515245 + 12345) % 2147483648;
+    s += x % 50 === 0 ? (bits[x % bits.length] as string) : 'plain-'.repeat(1 + (x % 40));
+  }
+  // A pair straddling the first window edge.
+  return `${'a'.repeat(WINDOW_CHARS - 1)}😀${s}`;
+};
+
+describe('pacedStringify: JSON.stringify in steps (issue 19)', () => {
+  it('its parts joined are JSON.stringify exactly, escapes and surrogates included', async () => {
+    for (let seed = 1; seed <= 6; seed += 1) {
+      const msg = {
+        jsonrpc: '2.0',
+        id: seed,
+        result: {
+          content: [{ type: 'text', text: awkward(WINDOW_CHARS * 2, seed) }],
+          more: [awkward(LONG_VALUE_CHARS, seed + 9)],
+          small: 'x"y',
+        },
+      };
+      const c = counter();
+      const parts = await pacedStringify(msg, c.pause);
+      assert.equal(parts.join(''), JSON.stringify(msg));
+      assert.ok(c.steps() >= 3, `${c.steps()} steps`);
+      assert.ok(parts.length > 3, 'the long strings are parts of their own, not joined');
+    }
+    assert.deepEqual(await pacedStringify({ a: 1 }, counter().pause), ['{"a":1}']);
+    const top = 'q'.repeat(LONG_VALUE_CHARS * 3);
+    assert.equal((await pacedStringify(top, counter().pause)).join(''), JSON.stringify(top));
+  });
+
+  it('never takes a string of the message for one of its placeholders', async () => {
+    const msg = { a: '\u0000lanegate-long-out-000000000000000000000000-0', b: 'b'.repeat(LONG_VALUE_CHARS) };
+    assert.equal((await pacedStringify(msg, counter().pause)).join(''), JSON.stringify(msg));
+  });
+
+  it('finds a long string in a small message and nothing in a message without one', () => {
+    assert.equal(holdsLongString({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS) }] } }), true);
+    assert.equal(holdsLongString({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS - 1) }] } }), false);
+    assert.equal(holdsLongString({ tools: Array.from({ length: 500 }, (_, i) => ({ name: `t${i}` })) }), false);
+  });
+});
+
+describe('a LineWriter given parts or a line still being made', () => {
+  const pipe = () => {
+    const out = new PassThrough({ highWaterMark: 1024 });
+    out.setEncoding('utf8');
+    const seen = { wire: '' };
+    out.on('data', (c: string) => {
+      seen.wire += c;
+    });
+    return { out, seen };
+  };
+  const linesOf = (wire: string, sliced: boolean): string[] => {
+    const lines: string[] = [];
+    new LineReader({ maxBytes: 64 * 1024 * 1024, sliced, onLine: (l) => lines.push(l), onOversize: () => assert.fail('oversize') }).push(
+      wire,
+    );
+    return lines;
+  };
+  const until = async (f: () => boolean): Promise<void> => {
+    for (let i = 0; i < 5000 && !f(); i += 1) await new Promise((r) => setImmediate(r));
+    assert.ok(f(), 'settled');
+  };
+
+  it('writes parts without joining them, a pair split across two parts intact', async () => {
+    for (const sliced of [true, false]) {
+      const { out, seen } = pipe();
+      const w = new LineWriter(out, sliced);
+      const head = `{"t":"${'h'.repeat(SLICE_CHARS - 7)}\ud83d`; // SLICE_CHARS long: the first piece ends in half a pair
+      const tail = `\ude00${'t'.repeat(SLICE_CHARS)}"}`;
+      w.write([head, tail], false);
+      w.write('{"after":1}', false);
+      await until(() => seen.wire.endsWith('{"after":1}\n'));
+      assert.deepEqual(linesOf(seen.wire, sliced), [head + tail, '{"after":1}']);
+    }
+  });
+
+  it('a request still being made holds the lines written after it; a response still being made lets them pass', async () => {
+    for (const sliced of [true, false]) {
+      const { out, seen } = pipe();
+      const w = new LineWriter(out, sliced);
+      let finish: (p: string[]) => void = () => undefined;
+      const request = `{"id":1,"method":"m","params":{"t":"${'r'.repeat(SLICE_CHARS * 2)}"}}`;
+      w.write(
+        new Promise<string[]>((r) => {
+          finish = r;
+        }),
+        false,
+      );
+      w.write('{"id":2,"method":"ping"}', false);
+      for (let i = 0; i < 20; i += 1) await new Promise((r) => setImmediate(r));
+      assert.equal(seen.wire, '', 'nothing overtakes a request still being serialised');
+      finish([request.slice(0, 10), request.slice(10)]);
+      await until(() => seen.wire.endsWith('{"id":2,"method":"ping"}\n'));
+      assert.deepEqual(linesOf(seen.wire, sliced), [request, '{"id":2,"method":"ping"}']);
+    }
+    const { out, seen } = pipe();
+    const w = new LineWriter(out, true);
+    let finish: (p: string[]) => void = () => undefined;
+    w.write(
+      new Promise<string[]>((r) => {
+        finish = r;
+      }),
+      true,
+    );
+    w.write('{"id":3,"result":{}}', true);
+    await until(() => seen.wire.includes('{"id":3,"result":{}}'));
+    const answer = `{"id":4,"result":{"t":"${'a'.repeat(SLICE_CHARS * 2)}"}}`;
+    finish([answer]);
+    await until(() => linesOf(seen.wire, true).length === 2);
+    assert.deepEqual(linesOf(seen.wire, true), ['{"id":3,"result":{}}', answer]);
+  });
+
+  it('end to end: a peer answers with a long awkward string; the other end reads exactly it', async () => {
+    const { front, host } = memoryLink();
+    const text = awkward(WINDOW_CHARS * 3, 42);
+    new LinePeer(host.input, host.output, { onRequest: () => ({ content: [{ type: 'text', text }] }) }, { sliced: true });
+    const peer = new LinePeer(front.input, front.output, {}, { sliced: true });
+    const r = (await peer.request('get', {}, 10_000)) as { content: { text: string }[] };
+    assert.equal(r.content[0]?.text, text);
+    const raw = await peer.requestRaw('get', {}, 10_000);
+    assert.equal((raw.parsed().content as { text: string }[])[0]?.text, text);
+    peer.close('done');
+  });
+});
