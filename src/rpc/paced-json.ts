@@ -156,24 +156,24 @@ export const pacedParse = async (text: string, pause: () => Promise<void>, minCh
 
 /** The skeleton with each placeholder replaced by its value (walked without recursion). */
 const fill = (skeleton: unknown, values: readonly string[]): unknown => {
-  const valueOf = (v: unknown): unknown => {
+  const filled = (v: unknown): unknown => {
     if (typeof v !== 'string' || !v.startsWith(NONCE)) return v;
     return values[Number(v.slice(NONCE.length))];
   };
-  const root = valueOf(skeleton);
+  const root = filled(skeleton);
   const stack: unknown[] = [root];
   while (stack.length > 0) {
     const o = stack.pop();
     if (o === null || typeof o !== 'object') continue;
     if (Array.isArray(o)) {
       for (let i = 0; i < o.length; i += 1) {
-        o[i] = valueOf(o[i]);
+        o[i] = filled(o[i]);
         stack.push(o[i]);
       }
     } else {
       const r = o as Record<string, unknown>;
       for (const k of Object.keys(r)) {
-        const v = valueOf(r[k]);
+        const v = filled(r[k]);
         // As JSON.parse makes it: an own data property, even one named __proto__.
         if (v !== r[k]) Object.defineProperty(r, k, { value: v, writable: true, enumerable: true, configurable: true });
         stack.push(v);
