@@ -13,6 +13,7 @@
  * JSON.parse of the whole text, which then throws as it would have.
  */
 import { randomBytes } from 'node:crypto';
+import { hasControl } from './parts.js';
 
 /** A string value this long or longer is decoded in windows; shorter ones stay in the skeleton. */
 export const LONG_VALUE_CHARS = 64 * 1024;
@@ -86,9 +87,6 @@ export const safeCut = (text: string, start: number, end: number): number => {
   return end;
 };
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: a raw control character is what JSON forbids in a string
-const RAW_CONTROL = /[\u0000-\u001f]/;
-
 /** One long value's text (between its quotes), decoded a window a step. */
 const decodeLong = async (text: string, t: LongToken, pause: () => Promise<void>): Promise<string> => {
   const from = t.open + 1;
@@ -100,7 +98,7 @@ const decodeLong = async (text: string, t: LongToken, pause: () => Promise<void>
     if (b <= a) throw new Error('no safe cut');
     const w = text.slice(a, b);
     if (w.indexOf('\\') < 0) {
-      if (RAW_CONTROL.test(w)) throw new Error('raw control character');
+      if (hasControl(w)) throw new Error('raw control character');
       parts.push(w);
     } else {
       plain = false;

@@ -12,6 +12,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { LONG_VALUE_CHARS, WINDOW_CHARS } from './paced-json.js';
+import { needsJsonEscape } from './parts.js';
 
 /** Placeholders carry a per-process nonce: a string in the message can never be taken for one. */
 const NONCE = `\u0000lanegate-long-out-${randomBytes(12).toString('hex')}-`;
@@ -38,9 +39,6 @@ export const holdsLongString = (msg: unknown): boolean => {
   return false;
 };
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters JSON escapes
-const NEEDS_ESCAPE = /["\\\u0000-\u001f\ud800-\udfff]/;
-
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
 /** One long string's JSON form, without its quotes, a window a step. */
@@ -49,7 +47,7 @@ const escapeLong = async (s: string, out: string[], pause: () => Promise<void>):
     let b = Math.min(a + WINDOW_CHARS, s.length);
     if (b < s.length && isHighSurrogate(s.charCodeAt(b - 1))) b -= 1;
     const w = s.slice(a, b);
-    out.push(NEEDS_ESCAPE.test(w) ? JSON.stringify(w).slice(1, -1) : w);
+    out.push(needsJsonEscape(w) ? JSON.stringify(w).slice(1, -1) : w);
     a = b;
     if (a < s.length) await pause();
   }

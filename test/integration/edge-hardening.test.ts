@@ -77,6 +77,25 @@ describe('edge hardening: one rule for every spelling, nothing of lanegate reach
     assert.match(((await r.json()) as { error: { message: string } }).error.message, /already initialized/);
   });
 
+  it('a session may not reuse the id of its call still in flight; another session may, and so may it afterwards', async () => {
+    const h = await legacySession(gw.url, token);
+    const call = (headers: Record<string, string>, id: unknown, name: string, args: Record<string, unknown>) =>
+      sessionPost(gw.url, headers, { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+    const slow = call(h, 7, 'fix_sleep', { ms: 1500 });
+    await new Promise((r) => setTimeout(r, 300));
+    const dup = await call(h, 7, 'fix_echo', { text: 'again' });
+    assert.equal(dup.status, 400);
+    const e = ((await dup.json()) as { error: { code: number; message: string } }).error;
+    assert.equal(e.code, -32600);
+    assert.match(e.message, /id 7 is in use by a call of this session still in flight/);
+    // Another session's id 7 is its own; "7" is another id than 7.
+    const other = await call(await legacySession(gw.url, token), 7, 'fix_echo', { text: 'other' });
+    assert.match(await other.text(), /other/);
+    assert.match(await (await call(h, '7', 'fix_echo', { text: 'string id' })).text(), /string id/);
+    assert.equal((await slow).status, 200, 'the call in flight was not disturbed');
+    assert.match(await (await call(h, 7, 'fix_echo', { text: 'reused after' })).text(), /reused after/);
+  });
+
   it('an integer id beyond 2^53 comes back exactly, in both eras', async () => {
     const big = '12345678901234567891';
     const modern = await fetch(gw.url, {

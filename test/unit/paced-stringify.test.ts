@@ -55,6 +55,13 @@ describe('pacedStringify: JSON.stringify in steps (issue 19)', () => {
     assert.equal((await pacedStringify(top, counter().pause)).join(''), JSON.stringify(top));
   });
 
+  it('escapes a lone surrogate in a window that holds nothing else JSON escapes', async () => {
+    for (const lone of ['\ud800', '\udfff', 'x\udbffy']) {
+      const msg = { t: `${'p'.repeat(WINDOW_CHARS / 2)}${lone}${'p'.repeat(WINDOW_CHARS)}` };
+      assert.equal((await pacedStringify(msg, counter().pause)).join(''), JSON.stringify(msg), JSON.stringify(lone));
+    }
+  });
+
   it('never takes a string of the message for one of its placeholders', async () => {
     const msg = { a: '\u0000lanegate-long-out-000000000000000000000000-0', b: 'b'.repeat(LONG_VALUE_CHARS) };
     assert.equal((await pacedStringify(msg, counter().pause)).join(''), JSON.stringify(msg));

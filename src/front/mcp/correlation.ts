@@ -59,6 +59,16 @@ export class Correlation {
     if (same.length === 0) ids.delete(call.id);
   }
 
+  /** Whether a call of this holder (a handshake-era session) with this id is in flight. */
+  inUse(lane: string, holder: string, id: RequestId): boolean {
+    return (
+      this.inflight
+        .get(lane)
+        ?.get(id)
+        ?.some((c) => c.holder === holder) ?? false
+    );
+  }
+
   /** How many calls of the lane are in flight (for tests and gauges). */
   inFlight(lane: string): number {
     let n = 0;
