@@ -22,6 +22,18 @@ export const WINDOW_CHARS = 256 * 1024;
 /** Past this many string tokens before the end, the text is parsed whole (it is not a few long values). */
 const MAX_TOKENS = 50_000;
 
+/** The sizes the steps are cut by (tests make them small to put every edge case on a window edge). */
+export interface PaceSizes {
+  /** A text shorter than this is parsed at once. */
+  minChars: number;
+  /** A string value this long or longer is a long value. */
+  longValue: number;
+  /** Characters of a long value decoded or escaped per step. */
+  window: number;
+}
+
+export const PACE_SIZES: PaceSizes = { minChars: 4 * LONG_VALUE_CHARS, longValue: LONG_VALUE_CHARS, window: WINDOW_CHARS };
+
 /** Placeholders carry a per-process nonce: a string a peer sent can never be taken for one. */
 const NONCE = `\u0000lanegate-long-${randomBytes(12).toString('hex')}-`;
 
@@ -56,14 +68,14 @@ const isKey = (text: string, close: number): boolean => {
 };
 
 /** The long string values of a JSON text; undefined when it has none or too many tokens to be worth it. */
-export const longValues = (text: string): LongToken[] | undefined => {
+export const longValues = (text: string, longValue = LONG_VALUE_CHARS): LongToken[] | undefined => {
   const found: LongToken[] = [];
   let tokens = 0;
   for (let open = text.indexOf('"'); open >= 0; open = text.indexOf('"', open + 1)) {
     if (++tokens > MAX_TOKENS) return undefined;
     const close = closeOf(text, open);
     if (close < 0) return undefined;
-    if (close - open - 1 >= LONG_VALUE_CHARS && !isKey(text, close)) found.push({ open, close });
+    if (close - open - 1 >= longValue && !isKey(text, close)) found.push({ open, close });
     open = close;
   }
   return found.length > 0 ? found : undefined;
@@ -88,13 +100,13 @@ export const safeCut = (text: string, start: number, end: number): number => {
 };
 
 /** One long value's text (between its quotes), decoded a window a step. */
-const decodeLong = async (text: string, t: LongToken, pause: () => Promise<void>): Promise<string> => {
+const decodeLong = async (text: string, t: LongToken, pause: () => Promise<void>, window: number): Promise<string> => {
   const from = t.open + 1;
   const to = t.close;
   const parts: string[] = [];
   let plain = true;
   for (let a = from; a < to; ) {
-    const b = to - a <= WINDOW_CHARS ? to : safeCut(text, a, a + WINDOW_CHARS);
+    const b = to - a <= window ? to : safeCut(text, a, a + window);
     if (b <= a) throw new Error('no safe cut');
     const w = text.slice(a, b);
     if (w.indexOf('\\') < 0) {
@@ -127,9 +139,10 @@ const skeletonOf = (text: string, long: readonly LongToken[]): string => {
  * JSON.parse(text), in steps when the text is long and made of a few long string values; at once
  * otherwise. Throws what JSON.parse throws.
  */
-export const pacedParse = async (text: string, pause: () => Promise<void>, minChars = 4 * LONG_VALUE_CHARS): Promise<unknown> => {
-  if (text.length < minChars) return JSON.parse(text);
-  const long = longValues(text);
+export const pacedParse = async (text: string, pause: () => Promise<void>, sizes: Partial<PaceSizes> = {}): Promise<unknown> => {
+  const z = { ...PACE_SIZES, ...sizes };
+  if (text.length < z.minChars) return JSON.parse(text);
+  const long = longValues(text, z.longValue);
   if (!long) {
     await pause();
     return JSON.parse(text);
@@ -142,7 +155,7 @@ export const pacedParse = async (text: string, pause: () => Promise<void>, minCh
     values = [];
     for (const t of long) {
       await pause();
-      values.push(await decodeLong(text, t, pause));
+      values.push(await decodeLong(text, t, pause, z.window));
     }
   } catch {
     await pause();

@@ -11,7 +11,7 @@
  * nothing JSON escapes is its own JSON form, and is kept as a slice (no copy).
  */
 import { randomBytes } from 'node:crypto';
-import { LONG_VALUE_CHARS, WINDOW_CHARS } from './paced-json.js';
+import { LONG_VALUE_CHARS, PACE_SIZES, type PaceSizes } from './paced-json.js';
 import { needsJsonEscape } from './parts.js';
 
 /** Placeholders carry a per-process nonce: a string in the message can never be taken for one. */
@@ -42,9 +42,9 @@ export const holdsLongString = (msg: unknown): boolean => {
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
 /** One long string's JSON form, without its quotes, a window a step. */
-const escapeLong = async (s: string, out: string[], pause: () => Promise<void>): Promise<void> => {
+const escapeLong = async (s: string, out: string[], pause: () => Promise<void>, window: number): Promise<void> => {
   for (let a = 0; a < s.length; ) {
-    let b = Math.min(a + WINDOW_CHARS, s.length);
+    let b = Math.min(a + window, s.length);
     if (b < s.length && isHighSurrogate(s.charCodeAt(b - 1))) b -= 1;
     const w = s.slice(a, b);
     out.push(needsJsonEscape(w) ? JSON.stringify(w).slice(1, -1) : w);
@@ -57,10 +57,11 @@ const escapeLong = async (s: string, out: string[], pause: () => Promise<void>):
  * JSON.stringify(msg) as parts, in steps: the skeleton at once, each long string a window a
  * step. A message without long strings is one part.
  */
-export const pacedStringify = async (msg: unknown, pause: () => Promise<void>): Promise<string[]> => {
+export const pacedStringify = async (msg: unknown, pause: () => Promise<void>, sizes: Partial<PaceSizes> = {}): Promise<string[]> => {
+  const z = { ...PACE_SIZES, ...sizes };
   const long: string[] = [];
   const skeleton = JSON.stringify(msg, (_k, v: unknown) => {
-    if (typeof v !== 'string' || v.length < LONG_VALUE_CHARS) return v;
+    if (typeof v !== 'string' || v.length < z.longValue) return v;
     long.push(v);
     return `${NONCE}${long.length - 1}`;
   });
@@ -74,7 +75,7 @@ export const pacedStringify = async (msg: unknown, pause: () => Promise<void>): 
     if (p < 0) return [JSON.stringify(msg)];
     parts.push(skeleton.slice(at, p + 1));
     await pause();
-    await escapeLong(long[i] as string, parts, pause);
+    await escapeLong(long[i] as string, parts, pause, z.window);
     at = p + token.length - 1;
   }
   parts.push(skeleton.slice(at));

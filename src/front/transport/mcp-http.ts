@@ -53,7 +53,7 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   const large = text.length >= LARGE_TURN_CHARS;
   let body: unknown;
   try {
-    body = large ? await pacedParse(text, turn, LARGE_TURN_CHARS) : JSON.parse(text);
+    body = large ? await pacedParse(text, turn, { minChars: LARGE_TURN_CHARS }) : JSON.parse(text);
   } catch {
     return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
   }
