@@ -8,12 +8,17 @@ import { runInNewContext } from 'node:vm';
  * with a 200 MB heap cap, which shows the memory was garbage, not live). A cap would turn a
  * burst into a crash, so instead the front asks for a collection once large lines worth
  * `everyBytes` have passed through it, at most once per `minGapMs`, and only when the heap in
- * use has passed `heapFloor` (64 MiB). A forced collection is a full stop-the-world one (5-60 ms
+ * use has passed `heapFloor` (256 MiB). A forced collection is a full stop-the-world one (5-60 ms
  * with large answers in flight) where V8's own run mostly beside the event loop: below the floor
  * those do the work, so a lane reading its large answers costs other lanes fewer pauses (issue
- * 19's byte-flood bench: the front's GC time per 3.9 MB echo fell by half). 64 MiB rather than
- * 128: the fairness measured the same at both, and the lower floor bounds the garbage a burst
- * leaves (one full test run at 128 had fuzz wait 33 s for the front's RSS to settle, another 17 s).
+ * 19's byte-flood bench: the front's GC time per 3.9 MB echo fell by half).
+ *
+ * The floor is 256 MiB since large messages are parsed and serialised in windows and written as
+ * parts (paced-json.ts, parts.ts): they leave far less garbage, and at 64 MiB the forced
+ * collections had become the byte flood's longest stalls (--trace-gc of the front over 15 s of
+ * it: 8 forced full collections of 9–31 ms, against 2–12 ms for V8's own). Without any forced
+ * collection, 44 unread 24 MB answers peaked the front at 173 MB (byte-limits, bound 400 MB)
+ * and fuzz's 10,000 requests left it at 91 MB: the hint is now a backstop for a heap past 256 MiB.
  */
 const obtainGc = (): (() => void) | undefined => {
   try {
@@ -34,7 +39,7 @@ export class GcHint {
     private readonly everyBytes = 32 * 1024 * 1024,
     private readonly minGapMs = 200,
     private readonly now: () => number = Date.now,
-    private readonly heapFloor = 64 * 1024 * 1024,
+    private readonly heapFloor = 256 * 1024 * 1024,
     private readonly usedHeap: () => number = () => getHeapStatistics().used_heap_size,
     /** The collection itself (V8's, exposed at first use); a test passes its own. */
     private readonly collect?: () => void,
