@@ -29,6 +29,12 @@ export interface SecretRule {
   prefilterAlways?: boolean;
   /** An extra check on the whole match (a JWT's header must be JSON). */
   verify?: (match: string) => boolean;
+  /**
+   * A match may be longer than 1,000 characters: a long string's pass of this rule reads it whole
+   * in one step, not a window at a time (text.ts). Every other rule's match is shorter (checked by
+   * rules.test: no unbounded repetition in its pattern).
+   */
+  unbounded?: true;
 }
 
 /** Names that say "this holds a credential" (in a `.env` line, a JSON key, `name: value` text). */
@@ -173,6 +179,7 @@ export const RULES: readonly SecretRule[] = [
     keywords: ['eyJ'],
     re: new RegExp(`(${at('eyJ')}[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{2,}\\.[A-Za-z0-9_-]*)${E}`, 'g'),
     verify: (m) => b64urlJson(m.slice(0, m.indexOf('.'))),
+    unbounded: true,
   },
   {
     id: 'env_secret',

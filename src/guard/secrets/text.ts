@@ -46,6 +46,60 @@ const ruleHits = (rule: SecretRule, text: string, hits: TextHit[]): void => {
   re.lastIndex = 0;
 };
 
+/** Characters before a window that a match in it may read (look-behinds: 5; generic_secret's name: 40). */
+const BACK = 64;
+/** Characters past a window's end that a match starting in it may reach: every rule but an `unbounded` one is shorter. */
+const REACH = 1024;
+/** Characters of a long string one step of one rule's pass covers (~0.3-0.6 ms). */
+export const SCAN_WINDOW = 512 * 1024;
+
+/**
+ * ruleHits for the matches that start in [from, to), continuing the one pass from `carry` (where
+ * the pass stood after the windows before): the same matches, accepted or not, as the pass over the
+ * whole string, since a match of a bounded rule and all it looks at lie within the slice read.
+ * Returns where the pass goes on. Synchronous: the rule's shared pattern is not held across a pause.
+ */
+const ruleHitsIn = (rule: SecretRule, text: string, from: number, to: number, carry: number, hits: TextHit[]): number => {
+  const base = Math.max(0, from - BACK);
+  const slice = text.slice(base, Math.min(text.length, to + REACH));
+  const re = rule.re;
+  let next = Math.max(from, carry);
+  re.lastIndex = next - base;
+  for (let m = re.exec(slice); m !== null && hits.length < MAX_HITS; m = re.exec(slice)) {
+    const start = base + m.index;
+    // The leftmost match from `next` on starts past this window: the next window finds it.
+    if (start >= to) break;
+    if (m[0].length === 0) {
+      re.lastIndex += 1;
+      next = base + re.lastIndex;
+      continue;
+    }
+    next = start + m[0].length;
+    if (accepts(rule, m, slice)) hits.push({ rule: rule.id, start, end: blockEnd(rule, text, next) });
+  }
+  re.lastIndex = 0;
+  return Math.max(next, to);
+};
+
+/** One rule's pass over a long string, a window a step (an unbounded rule's in one step). */
+const ruleHitsPaced = async (
+  rule: SecretRule,
+  text: string,
+  hits: TextHit[],
+  pause: () => Promise<void>,
+  window: number,
+): Promise<void> => {
+  if (rule.unbounded || text.length <= window) {
+    ruleHits(rule, text, hits);
+    return;
+  }
+  let carry = 0;
+  for (let from = 0; from < text.length && hits.length < MAX_HITS; from += window) {
+    if (from > 0) await pause();
+    carry = ruleHitsIn(rule, text, from, Math.min(text.length, from + window), carry, hits);
+  }
+};
+
 /** Whether a rule is worth running on a string (the keyword prefilter, and the server's `ignore`). */
 const runs = (rule: SecretRule, text: string, ignore: ReadonlySet<string> | undefined, lower: () => string): boolean =>
   // On a short string the keywords decide cheaply; on a long one each absent keyword costs a
@@ -133,14 +187,19 @@ export const scanText = (text: string, ignore?: ReadonlySet<string>, also?: Find
 /** Strings at least this long are scanned a rule at a time by `scanTextPaced`. */
 export const PACED_CHARS = 256 * 1024;
 
-const scanRulesPaced = async (text: string, ignore: ReadonlySet<string> | undefined, pause: () => Promise<void>): Promise<TextHit[]> => {
+const scanRulesPaced = async (
+  text: string,
+  ignore: ReadonlySet<string> | undefined,
+  pause: () => Promise<void>,
+  window: number,
+): Promise<TextHit[]> => {
   if (clean(text)) return [];
   const lower = lowerOf(text);
   const hits: TextHit[] = [];
   for (const rule of RULES) {
     if (!runs(rule, text, ignore, lower)) continue;
     await pause();
-    ruleHits(rule, text, hits);
+    await ruleHitsPaced(rule, text, hits, pause, window);
   }
   return hits;
 };
@@ -156,12 +215,13 @@ export const scanTextPaced = async (
   ignore: ReadonlySet<string> | undefined,
   pause: () => Promise<void>,
   also?: Finder,
+  window = SCAN_WINDOW,
 ): Promise<TextHit[]> => {
-  const hits = await scanRulesPaced(text, ignore, pause);
+  const hits = await scanRulesPaced(text, ignore, pause, window);
   if (also) for (const h of also.find(text)) hits.push(h);
   const n = normalise(text);
   if (!n) return hits;
-  const more = await scanRulesPaced(n.text, ignore, pause);
+  const more = await scanRulesPaced(n.text, ignore, pause, window);
   if (also) for (const h of also.find(n.text)) more.push(h);
   return withNormalised(hits, n, more);
 };
