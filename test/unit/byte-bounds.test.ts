@@ -173,6 +173,37 @@ describe('JSON depth check', () => {
     assert.equal(jsonDepthOver(long, 3), true);
     assert.equal(jsonDepthOver(long, 5), false);
   });
+
+  it('is linear in a long string of spread escapes (attack round 10: 3.75 MB of `x\\n` held the front 27.8 s)', async () => {
+    const { jsonDepthOver, jsonDepthOverPaced } = await import('../../src/front/transport/body.js');
+    const body = (n: number): string => JSON.stringify({ params: { arguments: { text: 'x\n'.repeat(n) } } });
+    const cpu = (text: string): number => {
+      let best = Number.POSITIVE_INFINITY;
+      for (let k = 0; k < 3; k += 1) {
+        const t = process.cpuUsage();
+        jsonDepthOver(text, 64);
+        const d = process.cpuUsage(t);
+        best = Math.min(best, (d.user + d.system) / 1000);
+      }
+      return best;
+    };
+    const small = cpu(body(200_000));
+    const large = cpu(body(800_000));
+    // Linear: ~4x. The quadratic search took 2.2 s at 800,000 characters (and 15x per doubling).
+    assert.ok(large / Math.max(small, 2) < 8, `${small.toFixed(1)} ms -> ${large.toFixed(1)} ms of CPU`);
+    assert.ok(large < 500, `${large.toFixed(0)} ms of CPU for 1.6 MB`);
+    // In steps: the same answer, and a pause between every 200,000 loop iterations.
+    let pauses = 0;
+    const deep = `{"t":"${'x\\n'.repeat(800_000)}","d":${'['.repeat(70)}${']'.repeat(70)}}`;
+    assert.equal(
+      await jsonDepthOverPaced(deep, 64, async () => {
+        pauses += 1;
+      }),
+      true,
+    );
+    assert.ok(pauses >= 4, `${pauses} pauses`);
+    assert.equal(await jsonDepthOverPaced(body(800_000), 64, async () => undefined), false);
+  });
 });
 
 describe('a lane is weighed by the answers it has been getting', () => {

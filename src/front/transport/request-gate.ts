@@ -5,7 +5,7 @@ import { ERR } from '../../rpc/jsonrpc.js';
 import { BYTE_TURN_MIN } from './byte-turns.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { LARGE_LINE } from '../../rpc/peer.js';
-import { accepts, isJsonContentType, jsonDepthOver, readBody } from './body.js';
+import { accepts, isJsonContentType, jsonDepthOver, jsonDepthOverPaced, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import type { LoadKind, LoadRefusal } from './lane-load.js';
 
@@ -181,9 +181,10 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
   if (!r.ok) return tooLarge(c, max, !r.drained);
   const text = r.text;
   if (text.length > LARGE_LINE) largeText().note(text.length);
-  // The read that ended the body was one step; the depth check of a large one is the next.
-  if (text.length >= LARGE_TURN_CHARS) await turn();
-  if (jsonDepthOver(text, g.limits.jsonDepth))
+  // The read that ended the body was one step; the depth check of a large one takes the next ones.
+  const large = text.length >= LARGE_TURN_CHARS;
+  if (large) await turn();
+  if (large ? await jsonDepthOverPaced(text, g.limits.jsonDepth, turn) : jsonDepthOver(text, g.limits.jsonDepth))
     return rpcError(
       c,
       400,
