@@ -51,8 +51,8 @@ const escaped = (text: string, q: number): boolean => {
   return n % 2 === 1;
 };
 
-/** The closing quote of the string opened at `open`, or -1. */
-const closeOf = (text: string, open: number): number => {
+/** The closing quote of the string opened at `open`, or -1: a search per quote, never per escape. */
+export const closeOf = (text: string, open: number): number => {
   for (let q = text.indexOf('"', open + 1); q >= 0; q = text.indexOf('"', q + 1)) if (!escaped(text, q)) return q;
   return -1;
 };

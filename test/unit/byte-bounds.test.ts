@@ -192,16 +192,18 @@ describe('JSON depth check', () => {
     // Linear: ~4x. The quadratic search took 2.2 s at 800,000 characters (and 15x per doubling).
     assert.ok(large / Math.max(small, 2) < 8, `${small.toFixed(1)} ms -> ${large.toFixed(1)} ms of CPU`);
     assert.ok(large < 500, `${large.toFixed(0)} ms of CPU for 1.6 MB`);
-    // In steps: the same answer, and a pause between every 200,000 loop iterations.
+    // In steps: the same answer, and a pause between every 200,000 loop iterations (a string is one).
     let pauses = 0;
-    const deep = `{"t":"${'x\\n'.repeat(800_000)}","d":${'['.repeat(70)}${']'.repeat(70)}}`;
+    const wide = `{"t":"${'x\\n'.repeat(100_000)}","a":[${'1,'.repeat(500_000)}${'['.repeat(70)}${']'.repeat(70)}]}`;
     assert.equal(
-      await jsonDepthOverPaced(deep, 64, async () => {
+      await jsonDepthOverPaced(wide, 64, async () => {
         pauses += 1;
       }),
       true,
     );
     assert.ok(pauses >= 4, `${pauses} pauses`);
+    assert.equal(jsonDepthOver(wide, 64), true);
+    assert.equal(jsonDepthOver(wide, 72), false);
     assert.equal(await jsonDepthOverPaced(body(800_000), 64, async () => undefined), false);
   });
 });
