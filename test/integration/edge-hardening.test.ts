@@ -87,7 +87,7 @@ describe('edge hardening: one rule for every spelling, nothing of lanegate reach
     assert.equal(dup.status, 400);
     const e = ((await dup.json()) as { error: { code: number; message: string } }).error;
     assert.equal(e.code, -32600);
-    assert.match(e.message, /id 7 is in use by a call of this session still in flight/);
+    assert.match(e.message, /the id of this request is in use by a call of this session still in flight/);
     // Another session's id 7 is its own; "7" is another id than 7.
     const other = await call(await legacySession(gw.url, token), 7, 'fix_echo', { text: 'other' });
     assert.match(await other.text(), /other/);

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exactIdStandIn, exactRequestIdStandIn } from '../../src/front/transport/big-ids.js';
+import { exactIdStandIn, exactRequestIdStandIn, restoreExactIds } from '../../src/front/transport/big-ids.js';
 
-const standIn = (text: string): string | undefined => exactRequestIdStandIn(JSON.parse(text), text)?.replace('\u0000lanegate-id:', '');
+/** The digits a stand-in carries (after its prefix and per-process nonce). */
+const digitsOf = (s: string | undefined): string | undefined => s?.replace(/^\u0000lanegate-id-[0-9a-f]+:/, '');
+const standIn = (text: string): string | undefined => digitsOf(exactRequestIdStandIn(JSON.parse(text), text));
 const BIG = '12345678901234567891';
 
 describe("a cancel's requestId beyond 2^53, read exactly (issue 19; review)", () => {
@@ -32,10 +34,21 @@ describe("a cancel's requestId beyond 2^53, read exactly (issue 19; review)", ()
   });
 
   it("a request's own id is read at the top level only, the last of duplicates", () => {
-    const id = (text: string): string | undefined => exactIdStandIn(JSON.parse(text), text)?.replace('\u0000lanegate-id:', '');
+    const id = (text: string): string | undefined => digitsOf(exactIdStandIn(JSON.parse(text), text));
     assert.equal(id(`{"jsonrpc":"2.0","id":${BIG},"method":"tools/list"}`), BIG);
     assert.equal(id(`{"params":{"id":11111111111111111111},"jsonrpc":"2.0","method":"tools/list","id":-${BIG}}`), `-${BIG}`);
     assert.equal(id(`{"id":11111111111111111111,"id":${BIG},"method":"tools/list"}`), BIG);
     assert.equal(id('{"jsonrpc":"2.0","id":7,"method":"tools/list"}'), undefined);
+  });
+
+  it("a lane's own string id of the same shape is never taken for a stand-in (attack round 10)", () => {
+    const stand = exactIdStandIn(JSON.parse(`{"id":${BIG}}`), `{"id":${BIG}}`) as string;
+    assert.ok(stand.startsWith('\u0000lanegate-id-') && stand.endsWith(`:${BIG}`));
+    assert.equal(restoreExactIds(JSON.stringify({ id: stand })), `{"id":${BIG}}`);
+    // The shape an attacker could see in an old release, or guess: left as the lane's string.
+    const lanes = JSON.stringify({ id: `\u0000lanegate-id:${BIG}` });
+    assert.equal(restoreExactIds(lanes), lanes);
+    const guessed = JSON.stringify({ id: `\u0000lanegate-id-000000000000000000:${BIG}` });
+    assert.equal(restoreExactIds(guessed), guessed);
   });
 });

@@ -11,7 +11,6 @@ import type { McpHttpDeps } from './http-deps.js';
 import type { CallContext, CancellableCall, RequestId } from '../mcp/call-context.js';
 import { metaProblem } from '../mcp/param-checks.js';
 import { progressTokenOf } from '../mcp/progress-token.js';
-import { shownName } from '../../log/escape.js';
 
 /** A result passed on as text is parsed only if it may carry the 2026-07-28 resultType this path acts on. */
 const readable = (r: Dispatched): Dispatched => (r.raw?.mayHave('resultType') ? parsedResult(r) : r);
@@ -167,7 +166,7 @@ export const answer = async (c: Exchange, d: McpHttpDeps, x: CancellableCall, re
   // A session may not reuse the id of its call in flight (the spec: ids are unique in a session):
   // a cancellation naming it would reach the wrong call (attack round 9, F4).
   if (x.holder !== undefined && d.calls.inUse(x.lane, x.holder, req.id as RequestId)) {
-    const message = `Invalid Request: id ${shownName(JSON.stringify(req.id))} is in use by a call of this session still in flight; use a new id`;
+    const message = 'Invalid Request: the id of this request is in use by a call of this session still in flight; use a new id';
     const out = render({ status: 400, error: { code: ERR.invalidRequest, message } });
     return c.json(out.body, out.status);
   }

@@ -4,9 +4,17 @@
  * from the body's text, the request carries a stand-in string while it is served, and the answer
  * text gets the digits back where the stand-in was written. Pure.
  */
-const MARK = '\u0000lanegate-id:';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The stand-in's prefix carries a per-process nonce: a lane that sends the same string as an id of
+ * its own cannot be taken for a big-integer call (attack round 10: with a fixed prefix it was
+ * refused as in use, and its cancel reached the big-integer call).
+ */
+const NONCE = randomBytes(9).toString('hex');
+const MARK = `\u0000lanegate-id-${NONCE}:`;
 /** The stand-in as JSON.stringify writes it (the NUL escaped), with its digits. */
-const WRITTEN = /"\\u0000lanegate-id:(-?\d+)"/g;
+const WRITTEN = new RegExp(`"\\\\u0000lanegate-id-${NONCE}:(-?\\d+)"`, 'g');
 
 /** The stand-in id for a message whose id JSON.parse rounded, or undefined when its id is exact. */
 export const exactIdStandIn = (body: unknown, text: string): string | undefined => {
