@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { exactIdStandIn, exactRequestIdStandIn, restoreExactIds } from '../../src/front/transport/big-ids.js';
 
 /** The digits a stand-in carries (after its prefix and per-process nonce). */
-const digitsOf = (s: string | undefined): string | undefined => s?.replace(/^\u0000lanegate-id-[0-9a-f]+:/, '');
+const digitsOf = (s: string | undefined): string | undefined => s?.slice(s.indexOf(':') + 1);
 const standIn = (text: string): string | undefined => digitsOf(exactRequestIdStandIn(JSON.parse(text), text));
 const BIG = '12345678901234567891';
 
