@@ -55,12 +55,23 @@ export const processesOf = (slots: Iterable<ServerSlot>): ProcessRow[] =>
   );
 
 /**
- * Whether a tool call or prompt get names an item the server lists (other methods are not judged
- * here: a resource URI may come from a template). Pure.
+ * Whether a tool call, prompt get or completion names an item the server lists: a completion's
+ * prompt by name, its resource by the URI or URI template listed (attack round 10: completions
+ * for prompts the server never listed reached it). Other methods are not judged here: a resource
+ * URI to read may come from a template. Pure.
  */
 export const listedIn = (surface: Surface, method: string, params: Record<string, unknown>): boolean => {
   const name = typeof params.name === 'string' ? params.name : undefined;
   if (method === 'tools/call') return (surface.tools ?? []).some((t) => t.name === name);
   if (method === 'prompts/get') return (surface.prompts ?? []).some((p) => p.name === name);
+  if (method === 'completion/complete') {
+    const ref = (params.ref ?? {}) as Record<string, unknown>;
+    if (ref.type === 'ref/prompt') return (surface.prompts ?? []).some((p) => p.name === ref.name);
+    if (ref.type === 'ref/resource')
+      return (
+        (surface.resourceTemplates ?? []).some((t) => t.uriTemplate === ref.uri) || (surface.resources ?? []).some((r) => r.uri === ref.uri)
+      );
+    return false;
+  }
   return true;
 };

@@ -96,6 +96,34 @@ describe('edge hardening: one rule for every spelling, nothing of lanegate reach
     assert.match(await (await call(h, 7, 'fix_echo', { text: 'reused after' })).text(), /reused after/);
   });
 
+  it('a completion reaches a server only for a prompt or resource it lists (attack round 10)', async () => {
+    const h = await legacySession(gw.url, token);
+    const complete = async (ref: Record<string, unknown>) => {
+      const r = await sessionPost(gw.url, h, {
+        jsonrpc: '2.0',
+        id: 9,
+        method: 'completion/complete',
+        params: { ref, argument: { name: 'who', value: 'a' } },
+      });
+      const text = await r.text();
+      return { status: r.status, text };
+    };
+    const listed = await complete({ type: 'ref/prompt', name: 'fix_greet' });
+    assert.match(listed.text, /ref\/prompt:greet/, 'a listed prompt is completed by its server');
+    const resource = await complete({ type: 'ref/resource', uri: 'fix+fixture://info' });
+    assert.match(resource.text, /ref\/resource:fixture:\/\/info/, 'a listed resource too');
+    for (const ref of [
+      { type: 'ref/prompt', name: `fix_${'n'.repeat(100_000)}` },
+      { type: 'ref/prompt', name: 'fix_nope' },
+      { type: 'ref/resource', uri: 'fix+fixture://nope/{id}' },
+    ]) {
+      const r = await complete(ref);
+      assert.doesNotMatch(r.text, /"values"/, `${JSON.stringify(ref).slice(0, 60)} reached the server`);
+      assert.match(r.text, /not in this lane's catalog/);
+      assert.ok(r.text.length < 2000, `the refusal is ${r.text.length} bytes`);
+    }
+  });
+
   it('an integer id beyond 2^53 comes back exactly, in both eras', async () => {
     const big = '12345678901234567891';
     const modern = await fetch(gw.url, {
