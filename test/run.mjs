@@ -10,16 +10,20 @@
 //    peak or a rate, which phase 1's processes would distort), and beside them the files in TIMED
 //    (a duration with a wide margin, mostly waiting) one at a time.
 //
-// Run it as `node --import tsx test/run.mjs [file ...]` (the child processes inherit --import tsx);
-// given files, it runs only those, each in its phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's
+// The files run compiled to plain ESM (test/compile-tests.mjs, one esbuild build before phase 1),
+// each test process on plain node: under tsx each one spent ~0.8 s of CPU loading its modules.
+//
+// Run it as `node test/run.mjs [file ...]` (`node --import tsx test/run.mjs` as npm test does is the
+// same: its children are started without tsx); given files, it runs only those, each in its phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's
 // concurrency; LANEGATE_TEST_TIMES=file writes each file's duration (ms) there as JSON.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { compileTests } from './compile-tests.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -135,7 +139,8 @@ const isSerial = (f) => isIntegration(f) && SERIAL.has(path.basename(f));
 const isTimed = (f) => TIMED.has(path.relative(ROOT, f));
 
 /**
- * The unit files run in ONE process, imported in order by an entry written to a temp dir: they are
+ * The unit files run in ONE process, imported in order by an entry written beside the compiled
+ * files (and compiled with them): they are
  * pure (no process, port or file that another unit file could disturb), and a process per file cost
  * about 0.3 s of CPU each (node, tsx, the test harness), ~15 s over 50 files on a CPU-bound phase.
  * Their tests still run one at a time and report where they are written. The entry starts third in
@@ -143,9 +148,10 @@ const isTimed = (f) => TIMED.has(path.relative(ROOT, f));
  */
 const isUnit = (f) => path.dirname(f) === path.join(ROOT, 'test/unit');
 const unitFiles = all.filter((f) => isUnit(f) && !isTimed(f));
-const unitDir = unitFiles.length > 1 ? mkdtempSync(path.join(tmpdir(), 'lanegate-units-')) : undefined;
-const unitEntry = unitDir && path.join(unitDir, 'unit.test.mjs');
-if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(pathToFileURL(f).href)};\n`).join(''));
+const outdir = mkdtempSync(path.join(ROOT, 'test', '.compiled-'));
+process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
+const unitEntry = unitFiles.length > 1 ? path.join(outdir, 'unit.test.mjs') : undefined;
+if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(f)};\n`).join(''));
 const parallel = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
 if (unitEntry) parallel.splice(Math.min(2, parallel.length), 0, unitEntry);
 /**
@@ -160,6 +166,31 @@ const phases = [
 ]
   .map((p) => ({ ...p, lanes: p.lanes.filter((l) => l.length > 0) }))
   .filter((p) => p.lanes.length > 0);
+
+/**
+ * Every file to run, compiled into `outdir` (its own name under out/), and back: the events of a
+ * compiled file name its source, as they did when the sources ran under tsx.
+ */
+const compiled = await compileTests(
+  ROOT,
+  phases.flatMap((p) => p.lanes.flat()).map((f) => ({ in: f, out: path.relative(ROOT, f).replace(/\.[cm]?[jt]s$/, '') })),
+  path.join(outdir, 'out'),
+);
+const sourceOf = new Map([...compiled].map(([source, out]) => [out, source]));
+const asSource = (e) => {
+  const source = e.data?.file && sourceOf.get(e.data.file);
+  if (!source) return e;
+  const name = path.resolve(e.data.name) === e.data.file ? path.relative(process.cwd(), source) : e.data.name;
+  return { ...e, data: { ...e.data, file: source, name } };
+};
+
+/**
+ * The test processes run compiled files: no loader (node's run() passes the runner's own execArgv
+ * on, and npm test starts the runner with --import tsx), and source maps on, so that a failure's
+ * stack names its .ts line.
+ */
+const tsx = (a, i, all) => a === '--import=tsx' || (a === '--import' && all[i + 1] === 'tsx') || (a === 'tsx' && all[i - 1] === '--import');
+process.execArgv.splice(0, process.execArgv.length, ...process.execArgv.filter((a, i, all) => !tsx(a, i, all)), '--enable-source-maps');
 
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
@@ -176,13 +207,14 @@ const started = performance.now();
 async function* laneEvents(files, concurrency) {
   const batches = concurrency === 1 ? files.map((f) => [f]) : [files];
   for (const batch of batches) {
-    for await (const e of run({ files: batch, concurrency })) {
+    for await (const raw of run({ files: batch.map((f) => compiled.get(f)), concurrency })) {
+      const e = asSource(raw);
       if (e.type === 'test:diagnostic' && e.data.nesting === 0 && e.data.file === undefined && SUMMARY.test(e.data.message)) {
         const [key, value] = e.data.message.split(' ');
         if (key in totals) totals[key] += Number(value);
         continue;
       }
-      if (e.type === 'test:complete' && e.data.nesting === 0 && e.data.file && path.resolve(ROOT, e.data.name) === e.data.file) {
+      if (e.type === 'test:complete' && e.data.nesting === 0 && e.data.file && path.resolve(e.data.name) === e.data.file) {
         times[e.data.file === unitEntry ? 'test/unit (one process)' : path.relative(ROOT, e.data.file)] = Math.round(
           e.data.details.duration_ms,
         );
@@ -262,7 +294,6 @@ async function* events() {
 const reporter = process.stdout.isTTY ? Readable.from(events()).pipe(new spec()) : Readable.from(tap(events()));
 reporter.pipe(process.stdout);
 reporter.on('end', () => {
-  if (unitDir) rmSync(unitDir, { recursive: true, force: true });
   if (process.env.LANEGATE_TEST_TIMES) writeFileSync(process.env.LANEGATE_TEST_TIMES, `${JSON.stringify(times, null, 2)}\n`);
   process.exitCode = totals.fail + totals.cancelled > 0 || totals.tests === 0 ? 1 : 0;
 });
