@@ -10,24 +10,52 @@
 // imports find the same node_modules. Each module's `import.meta.url` is replaced by its source
 // file's URL, so paths a test builds from it (the repository root, fixtures, the CLI) are the same
 // as under tsx.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 
-/** Keeps each source file's own import.meta.url (its location under test/ or src/) in the bundle. */
-const sourceUrls = {
-  name: 'source-import-meta-url',
+const COMMON = {
+  bundle: true,
+  packages: 'external',
+  platform: 'node',
+  target: 'node20',
+  format: 'esm',
+  // Inline, for the test processes' --enable-source-maps: a failure's stack names the .ts line.
+  sourcemap: 'inline',
+  logLevel: 'warning',
+};
+
+const rooted = (root) => ({ absWorkingDir: root, tsconfig: path.join(root, 'test/tsconfig.json') });
+
+/** A dynamic import of a relative path with a query, e.g. import(`../x.js?t=${Date.now()}`): a fresh instance. */
+const FRESH_IMPORT = /import\(`(\.{1,2}\/[^`?$]+)\?([^`]*)`\)/g;
+
+/**
+ * Keeps each source file's own import.meta.url (its location under test/ or src/) in the bundle,
+ * and keeps a fresh-instance import fresh: a test that sets the environment and then imports a
+ * module with a query (a new URL, so a new instance that reads the environment again) gets a
+ * bundle of that module of its own under `outdir`/fresh, imported at run time with the same query.
+ */
+const sourcesKept = (root, outdir) => ({
+  name: 'sources-kept',
   setup(b) {
-    b.onLoad({ filter: /\.[cm]?[jt]s$/ }, (args) => {
+    b.onLoad({ filter: /\.[cm]?[jt]s$/ }, async (args) => {
       if (args.path.includes(`${path.sep}node_modules${path.sep}`)) return undefined;
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const loader = /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js';
-      return { contents: text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href)), loader };
+      let text = readFileSync(args.path, 'utf8');
+      if (!text.includes('import.meta.url') && !text.match(FRESH_IMPORT)) return undefined;
+      text = text.replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href));
+      for (const [whole, rel, query] of [...text.matchAll(FRESH_IMPORT)]) {
+        const target = path.resolve(path.dirname(args.path), rel);
+        const source = existsSync(target) ? target : target.replace(/\.([cm]?)js$/, '.$1ts');
+        const outfile = path.join(outdir, 'fresh', `${path.relative(root, source)}.mjs`);
+        await build({ ...COMMON, ...rooted(root), entryPoints: [source], outfile, plugins: [sourcesKept(root, outdir)] });
+        text = text.replace(whole, `import(\`${pathToFileURL(outfile).href}?${query}\`)`);
+      }
+      return { contents: text, loader: /\.[cm]?ts$/.test(args.path) ? 'ts' : 'js' };
     });
   },
-};
+});
 
 /**
  * Compiles `entries` (`{ in, out }`: a source file's absolute path, or an .mjs entry that imports
@@ -36,23 +64,15 @@ const sourceUrls = {
  */
 export const compileTests = async (root, entries, outdir) => {
   const result = await build({
-    absWorkingDir: root,
+    ...COMMON,
+    ...rooted(root),
     entryPoints: entries,
     outdir,
     outExtension: { '.js': '.mjs' },
-    bundle: true,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    packages: 'external',
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    // Inline, for the test processes' --enable-source-maps: a failure's stack names the .ts line.
-    sourcemap: 'inline',
-    logLevel: 'warning',
     metafile: true,
-    tsconfig: path.join(root, 'test/tsconfig.json'),
-    plugins: [sourceUrls],
+    plugins: [sourcesKept(root, outdir)],
   });
   const compiled = new Map();
   for (const [out, meta] of Object.entries(result.metafile.outputs)) {

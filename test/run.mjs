@@ -180,8 +180,8 @@ const sourceOf = new Map([...compiled].map(([source, out]) => [out, source]));
 const asSource = (e) => {
   const source = e.data?.file && sourceOf.get(e.data.file);
   if (!source) return e;
-  const name = path.resolve(e.data.name) === e.data.file ? path.relative(process.cwd(), source) : e.data.name;
-  return { ...e, data: { ...e.data, file: source, name } };
+  const named = typeof e.data.name === 'string' && path.resolve(e.data.name) === e.data.file;
+  return { ...e, data: { ...e.data, file: source, ...(named ? { name: path.relative(process.cwd(), source) } : {}) } };
 };
 
 /**
@@ -291,7 +291,14 @@ async function* events() {
 }
 
 // As `node --test` chooses: spec on a terminal, TAP otherwise (CI reads its `# tests N` ... lines).
-const reporter = process.stdout.isTTY ? Readable.from(events()).pipe(new spec()) : Readable.from(tap(events()));
+// A failure of the runner itself (not of a test) is printed and fails the run: a stream that
+// errors ends the output silently otherwise.
+const source = process.stdout.isTTY ? Readable.from(events()) : Readable.from(tap(events()));
+source.on('error', (e) => {
+  console.error('test runner failed:', e);
+  process.exitCode = 1;
+});
+const reporter = process.stdout.isTTY ? source.pipe(new spec()) : source;
 reporter.pipe(process.stdout);
 reporter.on('end', () => {
   if (process.env.LANEGATE_TEST_TIMES) writeFileSync(process.env.LANEGATE_TEST_TIMES, `${JSON.stringify(times, null, 2)}\n`);
