@@ -3,9 +3,9 @@
 // chooses), with node's summary (tests, suites, pass, fail, ...) once at the end, summed.
 //
 // 1. The integration files that are independent of each other (each starts its own gateway on
-//    port 0 in its own temp dir) run in parallel, CONCURRENCY files at a time, and beside them the
-//    unit files (pure), all in one process. Each phase's start is printed as a diagnostic line
-//    (`phase N at S s: ...`).
+//    port 0 in its own temp dir) run in parallel, in GROUPS of files that share a process, and
+//    beside them the unit files (pure), all in one process: CONCURRENCY processes at a time. Each
+//    phase's start is printed as a diagnostic line (`phase N at S s: ...`).
 // 2. After phase 1, two lanes side by side: the files in SERIAL one at a time (each asserts a memory
 //    peak or a rate, which phase 1's processes would distort), and beside them the files in TIMED
 //    (a duration with a wide margin, mostly waiting) one at a time.
@@ -13,9 +13,11 @@
 // The files run compiled to plain ESM (test/compile-tests.mjs, one esbuild build before phase 1),
 // each test process on plain node: under tsx each one spent ~0.8 s of CPU loading its modules.
 //
-// Run it as `node test/run.mjs [file ...]` (`node --import tsx test/run.mjs` as npm test does is the
-// same: its children are started without tsx); given files, it runs only those, each in its phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's
-// concurrency; LANEGATE_TEST_TIMES=file writes each file's duration (ms) there as JSON.
+// Run it as `node test/run.mjs [file ...]` (`node --import tsx test/run.mjs`, as npm test does, is
+// the same: its children are started without tsx); given files, it runs only those, each in its
+// phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's concurrency, LANEGATE_TEST_GROUPS its number
+// of groups (0: a process per file); LANEGATE_TEST_TIMES=file writes each file's duration (ms) there
+// as JSON.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
@@ -68,7 +70,7 @@ const TIMED = new Map([
  * short files fill in. Ordered by their time in two full runs on the shared 2-core machine
  * (mean, in s): a file listed nowhere is under 8 s.
  */
-const LONGEST_FIRST = [
+const LONGEST = [
   ['tasks.test.ts', 72],
   ['gate.test.ts', 53],
   ['dashboard.browser.test.ts', 42],
@@ -111,7 +113,9 @@ const LONGEST_FIRST = [
   ['tasks-client.test.ts', 10],
   ['secrets-disguised.test.ts', 9],
   ['default-policy.test.ts', 8],
-].map(([f]) => f);
+];
+const LONGEST_FIRST = LONGEST.map(([f]) => f);
+const SECONDS = new Map(LONGEST);
 
 /**
  * Phase 1's concurrency: integration files mostly wait on their processes, so three per core. At
@@ -143,7 +147,7 @@ const isTimed = (f) => TIMED.has(path.relative(ROOT, f));
  * files (and compiled with them): they are
  * pure (no process, port or file that another unit file could disturb), and a process per file cost
  * about 0.3 s of CPU each (node, tsx, the test harness), ~15 s over 50 files on a CPU-bound phase.
- * Their tests still run one at a time and report where they are written. The entry starts third in
+ * Their tests still run one at a time and report where they are written. The entry starts first in
  * phase 1: one process doing ~20 s of CPU alone must not start last.
  */
 const isUnit = (f) => path.dirname(f) === path.join(ROOT, 'test/unit');
@@ -152,8 +156,38 @@ const outdir = mkdtempSync(path.join(ROOT, 'test', '.compiled-'));
 process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
 const unitEntry = unitFiles.length > 1 ? path.join(outdir, 'unit.test.mjs') : undefined;
 if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(f)};\n`).join(''));
-const parallel = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
-if (unitEntry) parallel.splice(Math.min(2, parallel.length), 0, unitEntry);
+/**
+ * Phase 1's integration files run in GROUPS processes, not a process each: a test process costs
+ * ~0.8 s of CPU beside its tests (node, the test harness, its modules loaded and warmed up; four
+ * files took 10.2 s of CPU in a process each and 7.6 s in one, measured twice). A group's entry
+ * imports its files in order and their tests run one file after another, as they did in a process
+ * each: every file starts its gateways on port 0 in temp dirs of its own and stops them in its own
+ * hooks. A file goes to the group with the fewest seconds so far, longest first (by LONGEST, an
+ * unlisted file counted 6 s), so that the groups end near together; the groups and the unit entry
+ * all start at once. LANEGATE_TEST_GROUPS sets the number of groups; 0 runs a process per file.
+ */
+const GROUPS =
+  process.env.LANEGATE_TEST_GROUPS === undefined
+    ? Math.max(1, CONCURRENCY - (unitEntry ? 1 : 0))
+    : Number(process.env.LANEGATE_TEST_GROUPS);
+const loose = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
+const groups =
+  GROUPS > 0
+    ? Array.from({ length: Math.min(GROUPS, loose.length) }, () => ({ files: [], seconds: 0 }))
+    : loose.map((f) => ({ files: [f], seconds: 0 }));
+for (const f of GROUPS > 0 ? loose : []) {
+  const g = groups.reduce((least, x) => (x.seconds < least.seconds ? x : least));
+  g.files.push(f);
+  g.seconds += (isIntegration(f) && SECONDS.get(path.basename(f))) || 6;
+}
+const entryOf = (g, n) => {
+  if (g.files.length === 1) return g.files[0];
+  const entry = path.join(outdir, `group-${n + 1}.test.mjs`);
+  writeFileSync(entry, g.files.map((f) => `import ${JSON.stringify(f)};\n`).join(''));
+  return entry;
+};
+const parallel = [...(unitEntry ? [unitEntry] : []), ...groups.map(entryOf)];
+const groupOf = new Map(groups.map((g, n) => [parallel[n + (unitEntry ? 1 : 0)], g.files]));
 /**
  * Phase 1 runs its files CONCURRENCY at a time; phase 2 runs two lanes side by side, each one file
  * at a time: SERIAL's files (one core's worth of work each) in one, TIMED's (mostly waiting) in the
@@ -192,6 +226,19 @@ const asSource = (e) => {
 const tsx = (a, i, all) => a === '--import=tsx' || (a === '--import' && all[i + 1] === 'tsx') || (a === 'tsx' && all[i - 1] === '--import');
 process.execArgv.splice(0, process.execArgv.length, ...process.execArgv.filter((a, i, all) => !tsx(a, i, all)), '--enable-source-maps');
 
+/**
+ * Each file's duration for LANEGATE_TEST_TIMES: a process's own (a file alone, the unit entry, a
+ * group), and for a file run in a group the sum of its top-level tests (their events name the
+ * source file, through the source maps).
+ */
+const grouped = new Set(groups.filter((g) => g.files.length > 1).flatMap((g) => g.files));
+const groupName = new Map(parallel.map((f, i) => [f, `phase 1 process ${i + 1} (${f === unitEntry ? 'the unit files' : 'a group'})`]));
+const noteTime = ({ name, file, details }) => {
+  const ms = Math.round(details.duration_ms);
+  if (typeof name === 'string' && path.resolve(name) === file) times[groupName.get(file) ?? path.relative(ROOT, file)] = ms;
+  else if (grouped.has(file)) times[path.relative(ROOT, file)] = (times[path.relative(ROOT, file)] ?? 0) + ms;
+};
+
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
 const totals = Object.fromEntries(COUNTS.map((k) => [k, 0]));
@@ -214,11 +261,7 @@ async function* laneEvents(files, concurrency) {
         if (key in totals) totals[key] += Number(value);
         continue;
       }
-      if (e.type === 'test:complete' && e.data.nesting === 0 && e.data.file && path.resolve(e.data.name) === e.data.file) {
-        times[e.data.file === unitEntry ? 'test/unit (one process)' : path.relative(ROOT, e.data.file)] = Math.round(
-          e.data.details.duration_ms,
-        );
-      }
+      if (e.type === 'test:complete' && e.data.nesting === 0 && e.data.file) noteTime(e.data);
       yield e;
     }
   }
@@ -272,9 +315,13 @@ async function* events() {
   for (const [n, phase] of phases.entries()) {
     const at = ((performance.now() - started) / 1000).toFixed(1);
     const count = phase.lanes.reduce((k, l) => k + l.length, 0);
+    const files = phase.lanes.flat().reduce((k, f) => k + (f === unitEntry ? unitFiles.length : (groupOf.get(f)?.length ?? 1)), 0);
     const how =
       phase.lanes.length > 1 ? `${phase.lanes.length} lanes side by side, each one file at a time` : `${phase.concurrency} at a time`;
-    yield { type: 'test:diagnostic', data: { nesting: 0, message: `phase ${n + 1} at ${at} s: ${count} files, ${how}` } };
+    yield {
+      type: 'test:diagnostic',
+      data: { nesting: 0, message: `phase ${n + 1} at ${at} s: ${files} files in ${count} processes, ${how}` },
+    };
     for await (const e of merged(phase.lanes, phase.concurrency)) {
       if (e.type === 'test:plan' && e.data.nesting === 0) continue;
       if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) {
