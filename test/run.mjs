@@ -163,13 +163,12 @@ if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stri
  * imports its files in order and their tests run one file after another, as they did in a process
  * each: every file starts its gateways on port 0 in temp dirs of its own and stops them in its own
  * hooks. A file goes to the group with the fewest seconds so far, longest first (by LONGEST, an
- * unlisted file counted 6 s), so that the groups end near together; the groups and the unit entry
- * all start at once. LANEGATE_TEST_GROUPS sets the number of groups; 0 runs a process per file.
+ * unlisted file counted 6 s), so that the groups end near together. As many groups as phase 1 ran
+ * files at once (CONCURRENCY), and the unit entry beside them: all start at once, the unit entry's
+ * CPU-bound ~10 s first among them. LANEGATE_TEST_GROUPS sets the number of groups; 0 runs a
+ * process per file, CONCURRENCY at a time, as before.
  */
-const GROUPS =
-  process.env.LANEGATE_TEST_GROUPS === undefined
-    ? Math.max(1, CONCURRENCY - (unitEntry ? 1 : 0))
-    : Number(process.env.LANEGATE_TEST_GROUPS);
+const GROUPS = process.env.LANEGATE_TEST_GROUPS === undefined ? CONCURRENCY : Number(process.env.LANEGATE_TEST_GROUPS);
 const loose = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
 const groups =
   GROUPS > 0
@@ -189,13 +188,13 @@ const entryOf = (g, n) => {
 const parallel = [...(unitEntry ? [unitEntry] : []), ...groups.map(entryOf)];
 const groupOf = new Map(groups.map((g, n) => [parallel[n + (unitEntry ? 1 : 0)], g.files]));
 /**
- * Phase 1 runs its files CONCURRENCY at a time; phase 2 runs two lanes side by side, each one file
+ * Phase 1 runs its processes (groups and the unit entry) all at once; phase 2 runs two lanes side by side, each one file
  * at a time: SERIAL's files (one core's worth of work each) in one, TIMED's (mostly waiting) in the
  * other, so that no two SERIAL files and no two TIMED files ever overlap, and the second core is
  * not idle while the SERIAL files run.
  */
 const phases = [
-  { lanes: [parallel], concurrency: CONCURRENCY },
+  { lanes: [parallel], concurrency: GROUPS > 0 ? parallel.length : CONCURRENCY },
   { lanes: [all.filter(isSerial), all.filter(isTimed)], concurrency: 1 },
 ]
   .map((p) => ({ ...p, lanes: p.lanes.filter((l) => l.length > 0) }))
