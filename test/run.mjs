@@ -65,10 +65,11 @@ const TIMED = new Map([
 ]);
 
 /**
- * Phase 1 starts its longest files first, so that none of them starts late and runs on alone at
+ * Phase 1 places its longest files first, so that none of them starts late and runs on alone at
  * the end with the machine idle (spot-parity, 24 s, was not listed and started near the end); the
- * short files fill in. Ordered by their time in two full runs on the shared 2-core machine
- * (mean, in s): a file listed nowhere is under 8 s.
+ * short files fill in. With files in groups (below), these times balance the groups: each file goes
+ * to the group with the fewest seconds so far. Ordered by their time in two full runs on the shared
+ * 2-core machine, a process per file (mean, in s): a file listed nowhere is under 8 s.
  */
 const LONGEST = [
   ['tasks.test.ts', 72],
