@@ -155,6 +155,8 @@ const isUnit = (f) => path.dirname(f) === path.join(ROOT, 'test/unit');
 const unitFiles = all.filter((f) => isUnit(f) && !isTimed(f));
 const outdir = mkdtempSync(path.join(ROOT, 'test', '.compiled-'));
 process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
+// Interrupted (Ctrl-C, a CI timeout), the runner still exits through 'exit', which removes them.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
 const unitEntry = unitFiles.length > 1 ? path.join(outdir, 'unit.test.mjs') : undefined;
 if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(f)};\n`).join(''));
 /**
