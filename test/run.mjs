@@ -3,23 +3,29 @@
 // chooses), with node's summary (tests, suites, pass, fail, ...) once at the end, summed.
 //
 // 1. The integration files that are independent of each other (each starts its own gateway on
-//    port 0 in its own temp dir) run in parallel, CONCURRENCY files at a time, and beside them the
-//    unit files (pure), all in one process. Each phase's start is printed as a diagnostic line
-//    (`phase N at S s: ...`).
+//    port 0 in its own temp dir) run in parallel, in GROUPS of files that share a process, and
+//    beside them the unit files (pure), all in one process: CONCURRENCY processes at a time. Each
+//    phase's start is printed as a diagnostic line (`phase N at S s: ...`).
 // 2. After phase 1, two lanes side by side: the files in SERIAL one at a time (each asserts a memory
 //    peak or a rate, which phase 1's processes would distort), and beside them the files in TIMED
 //    (a duration with a wide margin, mostly waiting) one at a time.
 //
-// Run it as `node --import tsx test/run.mjs [file ...]` (the child processes inherit --import tsx);
-// given files, it runs only those, each in its phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's
-// concurrency; LANEGATE_TEST_TIMES=file writes each file's duration (ms) there as JSON.
+// The files run compiled to plain ESM (test/compile-tests.mjs, one esbuild build before phase 1),
+// each test process on plain node: under tsx each one spent ~0.8 s of CPU loading its modules.
+//
+// Run it as `node test/run.mjs [file ...]` (`node --import tsx test/run.mjs`, as npm test does, is
+// the same: its children are started without tsx); given files, it runs only those, each in its
+// phase. LANEGATE_TEST_CONCURRENCY overrides phase 1's concurrency, LANEGATE_TEST_GROUPS its number
+// of groups (0: a process per file); LANEGATE_TEST_TIMES=file writes each file's duration (ms) there
+// as JSON.
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { run } from 'node:test';
 import { spec, tap } from 'node:test/reporters';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
+import { compileTests } from './compile-tests.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -59,12 +65,13 @@ const TIMED = new Map([
 ]);
 
 /**
- * Phase 1 starts its longest files first, so that none of them starts late and runs on alone at
+ * Phase 1 places its longest files first, so that none of them starts late and runs on alone at
  * the end with the machine idle (spot-parity, 24 s, was not listed and started near the end); the
- * short files fill in. Ordered by their time in two full runs on the shared 2-core machine
- * (mean, in s): a file listed nowhere is under 8 s.
+ * short files fill in. With files in groups (below), these times balance the groups: each file goes
+ * to the group with the fewest seconds so far. Ordered by their time in two full runs on the shared
+ * 2-core machine, a process per file (mean, in s): a file listed nowhere is under 8 s.
  */
-const LONGEST_FIRST = [
+const LONGEST = [
   ['tasks.test.ts', 72],
   ['gate.test.ts', 53],
   ['dashboard.browser.test.ts', 42],
@@ -107,7 +114,9 @@ const LONGEST_FIRST = [
   ['tasks-client.test.ts', 10],
   ['secrets-disguised.test.ts', 9],
   ['default-policy.test.ts', 8],
-].map(([f]) => f);
+];
+const LONGEST_FIRST = LONGEST.map(([f]) => f);
+const SECONDS = new Map(LONGEST);
 
 /**
  * Phase 1's concurrency: integration files mostly wait on their processes, so three per core. At
@@ -135,31 +144,102 @@ const isSerial = (f) => isIntegration(f) && SERIAL.has(path.basename(f));
 const isTimed = (f) => TIMED.has(path.relative(ROOT, f));
 
 /**
- * The unit files run in ONE process, imported in order by an entry written to a temp dir: they are
+ * The unit files run in ONE process, imported in order by an entry written beside the compiled
+ * files (and compiled with them): they are
  * pure (no process, port or file that another unit file could disturb), and a process per file cost
  * about 0.3 s of CPU each (node, tsx, the test harness), ~15 s over 50 files on a CPU-bound phase.
- * Their tests still run one at a time and report where they are written. The entry starts third in
+ * Their tests still run one at a time and report where they are written. The entry starts first in
  * phase 1: one process doing ~20 s of CPU alone must not start last.
  */
 const isUnit = (f) => path.dirname(f) === path.join(ROOT, 'test/unit');
 const unitFiles = all.filter((f) => isUnit(f) && !isTimed(f));
-const unitDir = unitFiles.length > 1 ? mkdtempSync(path.join(tmpdir(), 'lanegate-units-')) : undefined;
-const unitEntry = unitDir && path.join(unitDir, 'unit.test.mjs');
-if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(pathToFileURL(f).href)};\n`).join(''));
-const parallel = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
-if (unitEntry) parallel.splice(Math.min(2, parallel.length), 0, unitEntry);
+const outdir = mkdtempSync(path.join(ROOT, 'test', '.compiled-'));
+process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
+// Interrupted (Ctrl-C, a CI timeout), the runner still exits through 'exit', which removes them.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(130));
+const unitEntry = unitFiles.length > 1 ? path.join(outdir, 'unit.test.mjs') : undefined;
+if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stringify(f)};\n`).join(''));
 /**
- * Phase 1 runs its files CONCURRENCY at a time; phase 2 runs two lanes side by side, each one file
+ * Phase 1's integration files run in GROUPS processes, not a process each: a test process costs
+ * ~0.8 s of CPU beside its tests (node, the test harness, its modules loaded and warmed up; four
+ * files took 10.2 s of CPU in a process each and 7.6 s in one, measured twice). A group's entry
+ * imports its files in order and their tests run one file after another, as they did in a process
+ * each: every file starts its gateways on port 0 in temp dirs of its own and stops them in its own
+ * hooks. A file goes to the group with the fewest seconds so far, longest first (by LONGEST, an
+ * unlisted file counted 6 s), so that the groups end near together. As many groups as phase 1 ran
+ * files at once (CONCURRENCY), and the unit entry beside them: all start at once, the unit entry's
+ * CPU-bound ~10 s first among them. LANEGATE_TEST_GROUPS sets the number of groups; 0 runs a
+ * process per file, CONCURRENCY at a time, as before.
+ */
+const GROUPS = process.env.LANEGATE_TEST_GROUPS === undefined ? CONCURRENCY : Number(process.env.LANEGATE_TEST_GROUPS);
+const loose = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
+const groups =
+  GROUPS > 0
+    ? Array.from({ length: Math.min(GROUPS, loose.length) }, () => ({ files: [], seconds: 0 }))
+    : loose.map((f) => ({ files: [f], seconds: 0 }));
+for (const f of GROUPS > 0 ? loose : []) {
+  const g = groups.reduce((least, x) => (x.seconds < least.seconds ? x : least));
+  g.files.push(f);
+  g.seconds += (isIntegration(f) && SECONDS.get(path.basename(f))) || 6;
+}
+const entryOf = (g, n) => {
+  if (g.files.length === 1) return g.files[0];
+  const entry = path.join(outdir, `group-${n + 1}.test.mjs`);
+  writeFileSync(entry, g.files.map((f) => `import ${JSON.stringify(f)};\n`).join(''));
+  return entry;
+};
+const parallel = [...(unitEntry ? [unitEntry] : []), ...groups.map(entryOf)];
+const groupOf = new Map(groups.map((g, n) => [parallel[n + (unitEntry ? 1 : 0)], g.files]));
+/**
+ * Phase 1 runs its processes (groups and the unit entry) all at once; phase 2 runs two lanes side by side, each one file
  * at a time: SERIAL's files (one core's worth of work each) in one, TIMED's (mostly waiting) in the
  * other, so that no two SERIAL files and no two TIMED files ever overlap, and the second core is
  * not idle while the SERIAL files run.
  */
 const phases = [
-  { lanes: [parallel], concurrency: CONCURRENCY },
+  { lanes: [parallel], concurrency: GROUPS > 0 ? parallel.length : CONCURRENCY },
   { lanes: [all.filter(isSerial), all.filter(isTimed)], concurrency: 1 },
 ]
   .map((p) => ({ ...p, lanes: p.lanes.filter((l) => l.length > 0) }))
   .filter((p) => p.lanes.length > 0);
+
+/**
+ * Every file to run, compiled into `outdir` (its own name under out/), and back: the events of a
+ * compiled file name its source, as they did when the sources ran under tsx.
+ */
+const compiled = await compileTests(
+  ROOT,
+  phases.flatMap((p) => p.lanes.flat()).map((f) => ({ in: f, out: path.relative(ROOT, f).replace(/\.[cm]?[jt]s$/, '') })),
+  path.join(outdir, 'out'),
+);
+const sourceOf = new Map([...compiled].map(([source, out]) => [out, source]));
+const asSource = (e) => {
+  const source = e.data?.file && sourceOf.get(e.data.file);
+  if (!source) return e;
+  const named = typeof e.data.name === 'string' && path.resolve(e.data.name) === e.data.file;
+  return { ...e, data: { ...e.data, file: source, ...(named ? { name: path.relative(process.cwd(), source) } : {}) } };
+};
+
+/**
+ * The test processes run compiled files: no loader (node's run() passes the runner's own execArgv
+ * on, and npm test starts the runner with --import tsx), and source maps on, so that a failure's
+ * stack names its .ts line.
+ */
+const tsx = (a, i, all) => a === '--import=tsx' || (a === '--import' && all[i + 1] === 'tsx') || (a === 'tsx' && all[i - 1] === '--import');
+process.execArgv.splice(0, process.execArgv.length, ...process.execArgv.filter((a, i, all) => !tsx(a, i, all)), '--enable-source-maps');
+
+/**
+ * Each file's duration for LANEGATE_TEST_TIMES: a process's own (a file alone, the unit entry, a
+ * group), and for a file run in a group the sum of its top-level tests (their events name the
+ * source file, through the source maps).
+ */
+const grouped = new Set(groups.filter((g) => g.files.length > 1).flatMap((g) => g.files));
+const groupName = new Map(parallel.map((f, i) => [f, `phase 1 process ${i + 1} (${f === unitEntry ? 'the unit files' : 'a group'})`]));
+const noteTime = ({ name, file, details }) => {
+  const ms = Math.round(details.duration_ms);
+  if (typeof name === 'string' && path.resolve(name) === file) times[groupName.get(file) ?? path.relative(ROOT, file)] = ms;
+  else if (grouped.has(file)) times[path.relative(ROOT, file)] = (times[path.relative(ROOT, file)] ?? 0) + ms;
+};
 
 const COUNTS = ['tests', 'suites', 'pass', 'fail', 'cancelled', 'skipped', 'todo'];
 const SUMMARY = /^(tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) [\d.]+$/;
@@ -176,17 +256,14 @@ const started = performance.now();
 async function* laneEvents(files, concurrency) {
   const batches = concurrency === 1 ? files.map((f) => [f]) : [files];
   for (const batch of batches) {
-    for await (const e of run({ files: batch, concurrency })) {
+    for await (const raw of run({ files: batch.map((f) => compiled.get(f)), concurrency })) {
+      const e = asSource(raw);
       if (e.type === 'test:diagnostic' && e.data.nesting === 0 && e.data.file === undefined && SUMMARY.test(e.data.message)) {
         const [key, value] = e.data.message.split(' ');
         if (key in totals) totals[key] += Number(value);
         continue;
       }
-      if (e.type === 'test:complete' && e.data.nesting === 0 && e.data.file && path.resolve(ROOT, e.data.name) === e.data.file) {
-        times[e.data.file === unitEntry ? 'test/unit (one process)' : path.relative(ROOT, e.data.file)] = Math.round(
-          e.data.details.duration_ms,
-        );
-      }
+      if (e.type === 'test:complete' && e.data.nesting === 0 && e.data.file) noteTime(e.data);
       yield e;
     }
   }
@@ -240,9 +317,13 @@ async function* events() {
   for (const [n, phase] of phases.entries()) {
     const at = ((performance.now() - started) / 1000).toFixed(1);
     const count = phase.lanes.reduce((k, l) => k + l.length, 0);
+    const files = phase.lanes.flat().reduce((k, f) => k + (f === unitEntry ? unitFiles.length : (groupOf.get(f)?.length ?? 1)), 0);
     const how =
       phase.lanes.length > 1 ? `${phase.lanes.length} lanes side by side, each one file at a time` : `${phase.concurrency} at a time`;
-    yield { type: 'test:diagnostic', data: { nesting: 0, message: `phase ${n + 1} at ${at} s: ${count} files, ${how}` } };
+    yield {
+      type: 'test:diagnostic',
+      data: { nesting: 0, message: `phase ${n + 1} at ${at} s: ${files} files in ${count} processes, ${how}` },
+    };
     for await (const e of merged(phase.lanes, phase.concurrency)) {
       if (e.type === 'test:plan' && e.data.nesting === 0) continue;
       if ((e.type === 'test:pass' || e.type === 'test:fail') && e.data.nesting === 0) {
@@ -259,10 +340,16 @@ async function* events() {
 }
 
 // As `node --test` chooses: spec on a terminal, TAP otherwise (CI reads its `# tests N` ... lines).
-const reporter = process.stdout.isTTY ? Readable.from(events()).pipe(new spec()) : Readable.from(tap(events()));
+// A failure of the runner itself (not of a test) is printed and fails the run: a stream that
+// errors ends the output silently otherwise.
+const source = process.stdout.isTTY ? Readable.from(events()) : Readable.from(tap(events()));
+source.on('error', (e) => {
+  console.error('test runner failed:', e);
+  process.exitCode = 1;
+});
+const reporter = process.stdout.isTTY ? source.pipe(new spec()) : source;
 reporter.pipe(process.stdout);
 reporter.on('end', () => {
-  if (unitDir) rmSync(unitDir, { recursive: true, force: true });
   if (process.env.LANEGATE_TEST_TIMES) writeFileSync(process.env.LANEGATE_TEST_TIMES, `${JSON.stringify(times, null, 2)}\n`);
   process.exitCode = totals.fail + totals.cancelled > 0 || totals.tests === 0 ? 1 : 0;
 });

@@ -7,7 +7,7 @@ import {
   cli,
   everythingServer,
   FIXTURE,
-  measureThenRestart,
+  measurePass,
   operatorApi,
   policyHead,
   type RunningGateway,
@@ -64,8 +64,10 @@ describe('the audit trail: one record per upstream request, read back with `lane
     });
 
   before(async () => {
-    // Measured and restarted: `everything` is placed shared, `fix` (never measured) dedicated.
-    gw = await measureThenRestart(await startGateway(POLICY));
+    // Measured: `everything` is placed shared (a pass that passes promotes it live, no restart), `fix`
+    // (never measured) dedicated.
+    gw = await startGateway(POLICY);
+    await measurePass(gw);
     [ta, tb] = await Promise.all([gw.token('a'), gw.token('b')]);
     a = await connectClient(gw.url, ta, 'legacy');
   });

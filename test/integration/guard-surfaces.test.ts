@@ -13,10 +13,6 @@ const FILESYSTEM = path.join(NODE_MODULES, '@modelcontextprotocol/server-filesys
 const CONFORMANCE = path.join(ROOT, 'test/fixtures/servers/conformance-fixture.mjs');
 const MAILBOX = path.join(ROOT, 'dist/demo/mailbox-server.js');
 const children: { kill: () => void }[] = [];
-after(() => {
-  for (const c of children) c.kill();
-});
-
 /** A real server's whole surface, over its real stdio: what the host's guard sees at admission. */
 const surfaceOf = async (args: string[], env: Record<string, string> = {}): Promise<Surface> => {
   const child = execa(process.execPath, args, { stdin: 'pipe', stdout: 'pipe', stderr: 'ignore', buffer: false, reject: false, env });
@@ -44,6 +40,9 @@ const surfaceOf = async (args: string[], env: Record<string, string> = {}): Prom
 };
 
 describe('the guard on the real servers it ships with', () => {
+  after(() => {
+    for (const c of children) c.kill();
+  });
   const admitted = async (label: string, args: string[], env?: Record<string, string>): Promise<void> => {
     const s = await surfaceOf(args, env);
     assert.ok((s.tools?.length ?? 0) > 0, `${label} listed no tools`);

@@ -221,77 +221,73 @@ describe("upstreamEra: auto (the default) — the lane's era when the upstream s
     return textOf((JSON.parse(last) as { result?: unknown }).result ?? {});
   };
 
-  it('a handshake-era-only server: one child per lane whatever era its requests come in, in either order', async () => {
-    // No upstreamEra in the policy: auto is the default.
-    const gw = await startGateway(`${policyHead()}
+  // One gateway for the four servers (each behind a lane of its own, so that no test starts another's
+  // child): two handshake-era-only fixtures with no upstreamEra (auto is the default), and the SDK v2
+  // fixture three ways, with upstreamEra: auto written out.
+  let gw: RunningGateway;
+  const conf = (name: string, extra = '') =>
+    `  ${name}: { prefix: ${name}, domain: public, upstreamEra: auto, stdio: { command: node, args: ["${FIXTURE_SDK}", "--stdio"${extra}] } }`;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
 trustDomains: { public: { kind: shared } }
 servers:
   p: { prefix: p, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
   q: { prefix: q, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+${conf('conf')}
+${conf('nosub', ', "--no-resource-subscribe"')}
+${conf('mo', ', "--modern-only"')}
 lanes:
   a: { servers: [p, q] }
+  dual: { servers: [conf] }
+  nosub: { servers: [nosub] }
+  mo: { servers: [mo] }
 `);
-    try {
-      const t = await gw.token('a');
-      const modernEcho = async (name: string) =>
-        textOf((await modernPost(gw.url, t, 3, 'tools/call', { name, arguments: { text: 'new' } })).json?.result);
-      // p: 2026-07-28 first — the upstream refuses server/discover and is initialized instead; that
-      // child becomes the handshake-era one, and the handshake-era request that follows uses it.
-      assert.equal(await modernEcho('p_echo'), 'new');
-      assert.equal(await legacyCall(gw, t, 'p_echo'), 'old');
-      assert.deepEqual(await children(gw, 'p'), ['a:legacy']);
-      // q: handshake era first, then 2026-07-28 — the second child it tries is stopped in favour of the first.
-      assert.equal(await legacyCall(gw, t, 'q_echo'), 'old');
-      assert.equal(await modernEcho('q_echo'), 'new');
-      assert.equal(await modernEcho('q_echo'), 'new');
-      assert.deepEqual(await children(gw, 'q'), ['a:legacy']);
-    } finally {
-      await gw.stop();
-    }
+  });
+  after(async () => gw.stop());
+
+  it('a handshake-era-only server: one child per lane whatever era its requests come in, in either order', async () => {
+    const t = await gw.token('a');
+    const modernEcho = async (name: string) =>
+      textOf((await modernPost(gw.url, t, 3, 'tools/call', { name, arguments: { text: 'new' } })).json?.result);
+    // p: 2026-07-28 first — the upstream refuses server/discover and is initialized instead; that
+    // child becomes the handshake-era one, and the handshake-era request that follows uses it.
+    assert.equal(await modernEcho('p_echo'), 'new');
+    assert.equal(await legacyCall(gw, t, 'p_echo'), 'old');
+    assert.deepEqual(await children(gw, 'p'), ['a:legacy']);
+    // q: handshake era first, then 2026-07-28 — the second child it tries is stopped in favour of the first.
+    assert.equal(await legacyCall(gw, t, 'q_echo'), 'old');
+    assert.equal(await modernEcho('q_echo'), 'new');
+    assert.equal(await modernEcho('q_echo'), 'new');
+    assert.deepEqual(await children(gw, 'q'), ['a:legacy']);
   });
 
   it('a dual-era server: each lane request over a link of its own era', async () => {
-    const gw = await startGateway(confPolicy('auto', ['a']));
-    try {
-      const t = await gw.token('a');
-      const caps = { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
-      const first = await modernPost(gw.url, t, 1, 'tools/call', {
-        name: 'conf_test_input_required_result_elicitation',
-        arguments: {},
-        _meta: caps,
-      });
-      const r = first.json?.result as { resultType?: string; inputRequests?: Record<string, unknown> } | undefined;
-      assert.deepEqual(Object.keys(r?.inputRequests ?? {}), ['user_name'], "the upstream's own key: a 2026-07-28 link");
-      assert.match(await legacyCall(gw, t, 'conf_test_simple_text'), /./);
-      assert.deepEqual(await children(gw, 'conf'), ['a:legacy', 'a:modern']);
-    } finally {
-      await gw.stop();
-    }
+    const t = await gw.token('dual');
+    const caps = { ...modernMeta, 'io.modelcontextprotocol/clientCapabilities': { elicitation: {} } };
+    const first = await modernPost(gw.url, t, 1, 'tools/call', {
+      name: 'conf_test_input_required_result_elicitation',
+      arguments: {},
+      _meta: caps,
+    });
+    const r = first.json?.result as { resultType?: string; inputRequests?: Record<string, unknown> } | undefined;
+    assert.deepEqual(Object.keys(r?.inputRequests ?? {}), ['user_name'], "the upstream's own key: a 2026-07-28 link");
+    assert.match(await legacyCall(gw, t, 'conf_test_simple_text'), /./);
+    assert.deepEqual(await children(gw, 'conf'), ['dual:legacy', 'dual:modern']);
   });
 
   it('a resource subscription a 2026-07-28 upstream does not honour is not acknowledged to the lane', async () => {
-    const gw = await startGateway(confPolicy('auto', ['a'], ', "--no-resource-subscribe"'));
-    try {
-      const t = await gw.token('a');
-      const res = await listenRequest(gw.url, t, 'sub-9', { resourceSubscriptions: ['conf+test://watched-resource'] });
-      const ack = await sseMessages(res)();
-      assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
-      assert.deepEqual((ack.params as { notifications: unknown }).notifications, {}, 'nothing honoured, nothing promised');
-    } finally {
-      await gw.stop();
-    }
+    const t = await gw.token('nosub');
+    const res = await listenRequest(gw.url, t, 'sub-9', { resourceSubscriptions: ['nosub+test://watched-resource'] });
+    const ack = await sseMessages(res)();
+    assert.equal(ack.method, 'notifications/subscriptions/acknowledged');
+    assert.deepEqual((ack.params as { notifications: unknown }).notifications, {}, 'nothing honoured, nothing promised');
   });
 
   it('a server that speaks only 2026-07-28 serves handshake-era lanes too, over its one link', async () => {
-    const gw = await startGateway(confPolicy('auto', ['a'], ', "--modern-only"'));
-    try {
-      const t = await gw.token('a');
-      assert.match(await legacyCall(gw, t, 'conf_test_simple_text'), /simple text/i);
-      assert.equal((await modernPost(gw.url, t, 5, 'tools/call', { name: 'conf_test_simple_text', arguments: {} })).status, 200);
-      assert.deepEqual(await children(gw, 'conf'), ['a:modern']);
-    } finally {
-      await gw.stop();
-    }
+    const t = await gw.token('mo');
+    assert.match(await legacyCall(gw, t, 'mo_test_simple_text'), /simple text/i);
+    assert.equal((await modernPost(gw.url, t, 5, 'tools/call', { name: 'mo_test_simple_text', arguments: {} })).status, 200);
+    assert.deepEqual(await children(gw, 'mo'), ['mo:modern']);
   });
 });
 

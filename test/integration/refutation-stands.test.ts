@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { cli, FIXTURE, measureThenRestart, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, FIXTURE, measurePass, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 
 const policy = (probe: string) => `${policyHead()}
 trustDomains: { public: { kind: shared } }
@@ -30,14 +30,19 @@ describe('a refutation stands for the request it refuted', () => {
     const r = await cli(['review', '--json', '--policy', gw.policyFile, '--url', 'http://127.0.0.1:1']);
     return (JSON.parse(String(r.stdout)) as { servers: Row[] }).servers.find((x) => x.server === 'fix');
   };
-  const remeasure = async (probe: string): Promise<void> => {
-    writeFileSync(gw.policyFile, policy(probe));
+  // Each row is read by the review from the records a measure pass wrote (offline: --url reaches no
+  // gateway), so a pass is not followed by a restart: what the next start would place is what the
+  // review computes from those records.
+  const remeasure = async (policyText: string): Promise<void> => {
+    writeFileSync(gw.policyFile, policyText);
     await gw.stop();
-    gw = await measureThenRestart(await startGateway(readFileSync(gw.policyFile, 'utf8'), { dir: gw.dir }));
+    gw = await startGateway(policyText, { dir: gw.dir });
+    await measurePass(gw);
   };
 
   before(async () => {
-    gw = await measureThenRestart(await startGateway(policy('[{ tool: echo, args: { text: "{{canary}}" } }, { tool: count }]')));
+    gw = await startGateway(policy('[{ tool: echo, args: { text: "{{canary}}" } }, { tool: count }]'));
+    await measurePass(gw);
   });
   after(async () => gw.stop());
 
@@ -48,7 +53,7 @@ describe('a refutation stands for the request it refuted', () => {
   });
 
   it('dropping the refuted tool from the probe and measuring again does not clear it', async () => {
-    await remeasure('[{ tool: echo, args: { text: "{{canary}}" } }]');
+    await remeasure(policy('[{ tool: echo, args: { text: "{{canary}}" } }]'));
     const r = await row();
     assert.equal(r?.placement, 'dedicated');
     assert.equal(r?.strength, 'refuted');
@@ -59,9 +64,7 @@ describe('a refutation stands for the request it refuted', () => {
 
   it('a nondeterministic read (the serving pid differs per process) is demonstrated, not refuted; its noise is recorded', async () => {
     // A changed launch is a new identity: the old refutation does not count for it.
-    await gw.stop();
-    writeFileSync(gw.policyFile, policy('[{ tool: pid }]').replace(`"${FIXTURE}"]`, `"${FIXTURE}", "--name", "other"]`));
-    gw = await measureThenRestart(await startGateway(readFileSync(gw.policyFile, 'utf8'), { dir: gw.dir }));
+    await remeasure(policy('[{ tool: pid }]').replace(`"${FIXTURE}"]`, `"${FIXTURE}", "--name", "other"]`));
     const r = await row();
     assert.equal(r?.strength, 'demonstrated', JSON.stringify(r?.reasons));
     assert.equal(r?.placement, 'shared');

@@ -324,57 +324,56 @@ describe('a task survives its lane moving off a shared child', () => {
   });
 });
 
-describe('tasks are bounded per lane, its sessions together (attack round 7)', () => {
+// One gateway for both bounds: the first fills lane a and leaves one task on lane b; the second
+// ends lane b's sessions (at most 65 of its tasks at once, under the bound) and reads every
+// session_tasks_cancelled line of the gateway's log, the first test's closes included (none).
+describe('tasks of a lane on a host are bounded (attack round 7)', () => {
   let gw: RunningGateway;
   before(async () => {
     gw = await startGateway(policy);
   });
   after(async () => gw.stop());
 
-  it('a lane cannot hold more than 128 tasks on a host by filling and dropping sessions', async () => {
-    const token = await gw.token('a');
-    const made: string[] = [];
-    for (let s = 0; s < 2; s += 1) {
+  describe('tasks are bounded per lane, its sessions together', () => {
+    it('a lane cannot hold more than 128 tasks on a host by filling and dropping sessions', async () => {
+      const token = await gw.token('a');
+      const made: string[] = [];
+      for (let s = 0; s < 2; s += 1) {
+        const { client } = await connectV1(gw.url, token);
+        for (let i = 0; i < 64; i += 1) made.push(await startTask(client, `t${s}-${i}`));
+        // The session ends with its tasks unsettled: they still count until they expire.
+        await client.close();
+      }
+      assert.equal(new Set(made).size, 128);
       const { client } = await connectV1(gw.url, token);
-      for (let i = 0; i < 64; i += 1) made.push(await startTask(client, `t${s}-${i}`));
-      // The session ends with its tasks unsettled: they still count until they expire.
+      const refused = await codeOf(startTask(client, 'one too many'));
+      assert.match(refused.message, /already has 128 tasks on this host/);
       await client.close();
-    }
-    assert.equal(new Set(made).size, 128);
-    const { client } = await connectV1(gw.url, token);
-    const refused = await codeOf(startTask(client, 'one too many'));
-    assert.match(refused.message, /already has 128 tasks on this host/);
-    await client.close();
-    // Another lane is not held back by it.
-    const { client: other } = await connectV1(gw.url, await gw.token('b'));
-    assert.match(await startTask(other, 'b is fine'), /^every_task-/);
-    await other.close();
+      // Another lane is not held back by it.
+      const { client: other } = await connectV1(gw.url, await gw.token('b'));
+      assert.match(await startTask(other, 'b is fine'), /^every_task-/);
+      await other.close();
+    });
   });
-});
 
-describe("an ended session's tasks are cancelled upstream (attack round 7)", () => {
-  let gw: RunningGateway;
-  before(async () => {
-    gw = await startGateway(policy);
-  });
-  after(async () => gw.stop());
-
-  it('a session that ends (DELETE) frees its tasks: the lane may start as many again, and the log counts them', async () => {
-    const token = await gw.token('a');
-    for (let round = 0; round < 3; round += 1) {
-      const { client } = await connectV1(gw.url, token);
-      for (let i = 0; i < 64; i += 1) await startTask(client, `r${round}-${i}`);
-      // DELETE ends the session; its 64 unsettled tasks go with it instead of counting to 128.
-      const transport = (client as unknown as { transport: { terminateSession: () => Promise<void> } }).transport;
-      await transport.terminateSession();
-      await client.close();
-      await new Promise((r) => setTimeout(r, 300));
-    }
-    const ended = gw.stderr().match(/"event":"session_tasks_cancelled"[^\n]*"count":(\d+)/g) ?? [];
-    assert.equal(ended.length, 3, 'each ended session had its tasks cancelled');
-    assert.ok(
-      ended.every((l) => l.endsWith('"count":64')),
-      ended.join('\n'),
-    );
+  describe("an ended session's tasks are cancelled upstream", () => {
+    it('a session that ends (DELETE) frees its tasks: the lane may start as many again, and the log counts them', async () => {
+      const token = await gw.token('b');
+      for (let round = 0; round < 3; round += 1) {
+        const { client } = await connectV1(gw.url, token);
+        for (let i = 0; i < 64; i += 1) await startTask(client, `r${round}-${i}`);
+        // DELETE ends the session; its 64 unsettled tasks go with it instead of counting to 128.
+        const transport = (client as unknown as { transport: { terminateSession: () => Promise<void> } }).transport;
+        await transport.terminateSession();
+        await client.close();
+        await new Promise((r) => setTimeout(r, 300));
+      }
+      const ended = gw.stderr().match(/"event":"session_tasks_cancelled"[^\n]*"count":(\d+)/g) ?? [];
+      assert.equal(ended.length, 3, 'each ended session had its tasks cancelled');
+      assert.ok(
+        ended.every((l) => l.endsWith('"count":64')),
+        ended.join('\n'),
+      );
+    });
   });
 });
