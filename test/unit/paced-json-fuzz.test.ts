@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { pacedParse } from '../../src/rpc/paced-json.js';
 import { pacedStringify } from '../../src/rpc/paced-stringify.js';
+import { seeded } from '../helpers/rng.js';
 
 /**
  * The paced codec against JSON's own, with windows of a few characters: every escape, surrogate
@@ -9,16 +10,6 @@ import { pacedStringify } from '../../src/rpc/paced-stringify.js';
  */
 const SIZES = { minChars: 0, longValue: 6, window: 7 };
 const now = (): Promise<void> => Promise.resolve();
-
-const rng = (seed: number): (() => number) => {
-  let x = seed >>> 0;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-};
 
 const ATOMS = [
   'a',
@@ -80,7 +71,7 @@ const outcome = async (f: () => unknown | Promise<unknown>): Promise<{ ok: true;
 
 describe('paced JSON codec, fuzzed with tiny windows against JSON.parse and JSON.stringify', () => {
   it('parses 4,000 texts (valid, pretty, and mutated) exactly as JSON.parse does', async () => {
-    const r = rng(20261201);
+    const r = seeded(20261201);
     let valid = 0;
     let invalid = 0;
     let inSteps = 0;
@@ -111,7 +102,7 @@ describe('paced JSON codec, fuzzed with tiny windows against JSON.parse and JSON
   });
 
   it('serialises 4,000 values exactly as JSON.stringify does', async () => {
-    const r = rng(7);
+    const r = seeded(7);
     for (let i = 0; i < 4000; i += 1) {
       const v = value(r, 0);
       assert.equal((await pacedStringify(v, now, SIZES)).join(''), JSON.stringify(v));

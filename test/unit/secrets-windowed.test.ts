@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { RULES } from '../../src/guard/secrets/rules.js';
 import { scanText, scanTextPaced } from '../../src/guard/secrets/text.js';
+import { seeded } from '../helpers/rng.js';
 
 // Credential-shaped values and near misses (placeholders, low entropy), assembled at run time so no
 // scanner of this repository mistakes them for real ones.
@@ -33,21 +34,11 @@ const PLANTS = [
 ];
 const NOISE = ['lorem ipsum ', 'key ', '= ', 'A', '0123456789', '\n', 'secret ', '-', '_', 'eyJ', 'sk-', 'xox', '~'];
 
-const rng = (seed: number): (() => number) => {
-  let x = seed >>> 0;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 4294967296;
-  };
-};
-
 const now = (): Promise<void> => Promise.resolve();
 
 describe('a long string scanned a window at a time (issue 19)', () => {
   it('finds exactly the hits of the one pass, with secrets and near misses across every window edge', async () => {
-    const r = rng(42);
+    const r = seeded(42);
     let total = 0;
     for (let round = 0; round < 150; round += 1) {
       let s = '';
