@@ -94,14 +94,16 @@ lanes:
       }),
     });
     const sid = init.headers.get('mcp-session-id') ?? '';
-    const legacyBody = JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'tools/call',
-      params: { name: 'fix_echo', arguments: { text: 'hi' } },
-    });
+    // A new id per call: a session's ids are unique (lanegate refuses one in use by a call in flight).
+    let next = 1;
     const b2: Call = async () => {
-      await httpPost(url, legacyBody, { ...auth, 'mcp-session-id': sid });
+      const body = JSON.stringify({
+        jsonrpc: '2.0',
+        id: next++,
+        method: 'tools/call',
+        params: { name: 'fix_echo', arguments: { text: 'hi' } },
+      });
+      await httpPost(url, body, { ...auth, 'mcp-session-id': sid });
     };
     rows.push(["(b') lean HTTP → lanegate (legacy session)", await run(b2, N1, 1), await run(b2, N16, 16)]);
   } finally {
