@@ -226,13 +226,20 @@ export const scanTextPaced = async (
   return withNormalised(hits, n, more);
 };
 
+/** The longest private key block redaction looks for the END line of. */
+const BLOCK_CHARS = 64 * 1024;
+
 /** A private key's header is the finding; the block it opens (to its END line) is what redaction removes. */
 const blockEnd = (rule: SecretRule, text: string, end: number): number => {
   if (rule.id !== 'private_key') return end;
-  const stop = text.indexOf('-----END', end);
-  if (stop < 0 || stop - end > 64 * 1024) return Math.min(text.length, end + 64 * 1024);
-  const close = text.indexOf('-----', stop + 8);
-  return close < 0 ? text.length : close + 5;
+  // Both searches read a bounded stretch (a slice is no copy): searched to the text's end, 256
+  // headers without an END line in a 3.8 MB answer cost 233 ms of scanning.
+  const at = text.slice(end, end + BLOCK_CHARS + 8).indexOf('-----END');
+  if (at < 0 || at > BLOCK_CHARS) return Math.min(text.length, end + BLOCK_CHARS);
+  const stop = end + at;
+  const close = text.slice(stop + 8, stop + 8 + 256).indexOf('-----');
+  // No closing dashes near the END line: everything after it is removed (as when there were none at all).
+  return close < 0 ? text.length : stop + 8 + close + 5;
 };
 
 /** The string with every hit replaced by `[secret redacted: RULE]`. Overlapping hits merge. Pure. */
