@@ -1,4 +1,5 @@
 import { SLICE_MARK } from './line-writer.js';
+import { decodeUtf8 } from './parts.js';
 
 /** What is known of a line that was too long to keep: its first and last characters, and its size. */
 export interface Oversize {
@@ -19,6 +20,10 @@ export interface LineReaderOptions {
 }
 
 const KEEP = 512;
+
+/** The text of bytes [start, end) of a chunk: a long run (a link's slice) through decodeUtf8, a short one as before. */
+const lineOf = (buf: Buffer, start: number, end: number): string =>
+  end - start >= 16 * 1024 ? decodeUtf8(buf.subarray(start, end)) : buf.toString('utf8', start, end);
 
 /** The first (or last) KEEP characters of the text that byte pieces hold, decoding only what that needs. */
 const edgeOf = (parts: readonly Buffer[], head: boolean): string => {
@@ -117,10 +122,10 @@ export class LineReader {
       return;
     }
     let line: string;
-    if (this.byteParts.length === 0) line = buf.toString('utf8', start, nl);
+    if (this.byteParts.length === 0) line = lineOf(buf, start, nl);
     else {
       this.byteParts.push(buf.subarray(start, nl));
-      line = Buffer.concat(this.byteParts).toString('utf8');
+      line = decodeUtf8(Buffer.concat(this.byteParts));
       this.byteParts = [];
       this.bufBytes = 0;
     }
@@ -129,7 +134,7 @@ export class LineReader {
       this.complete(line);
       nl = buf.indexOf(10, start);
       if (nl < 0) break;
-      line = buf.toString('utf8', start, nl);
+      line = lineOf(buf, start, nl);
       start = nl + 1;
     }
     this.extendBytes(buf.subarray(start));

@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import { charsOf, type Parts, PieceCursor } from './parts.js';
+import { charsOf, encodingOf, type Parts, PieceCursor } from './parts.js';
 import { onTurnFirst } from './turn.js';
 
 /**
@@ -130,7 +130,8 @@ export class LineWriter {
       const b = this.ordered;
       const piece = b.cursor.next(SLICE_CHARS);
       const last = b.cursor.left === 0;
-      this.blocked = !this.out.write(last ? `${piece}\n` : piece);
+      const data = last ? `${piece}\n` : piece;
+      this.blocked = !this.out.write(data, encodingOf(data));
       this.queued -= piece.length;
       if (!last) {
         this.later();
@@ -184,7 +185,8 @@ export class LineWriter {
       const b = turns[this.turn++ % turns.length] as Big;
       const piece = b.cursor.next(SLICE_CHARS);
       const last = b.cursor.left === 0;
-      this.blocked = !this.out.write(`${SLICE_MARK}${b.stream}${last ? '.' : '+'}${piece}\n`);
+      const frame = `${SLICE_MARK}${b.stream}${last ? '.' : '+'}${piece}\n`;
+      this.blocked = !this.out.write(frame, encodingOf(frame));
       this.queued -= piece.length;
       if (!last) continue;
       if (b === this.ordered) this.releaseBehind();

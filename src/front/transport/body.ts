@@ -1,5 +1,6 @@
 import { closeOf } from '../../rpc/paced-json.js';
 import type { IncomingMessage } from 'node:http';
+import { decodeUtf8 } from '../../rpc/parts.js';
 
 /** `drained`: the whole oversized body was read (and discarded), so the connection may be kept. */
 export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true; drained: boolean };
@@ -37,7 +38,7 @@ export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math
       }
     };
     const onEnd = (): void =>
-      finish(n <= max ? { ok: true, text: Buffer.concat(chunks, n).toString('utf8') } : { ok: false, tooLarge: true, drained: true });
+      finish(n <= max ? { ok: true, text: decodeUtf8(Buffer.concat(chunks, n)) } : { ok: false, tooLarge: true, drained: true });
     // A client gone before its body ended (or before this read began) leaves nothing to wait for.
     const onError = (): void => finish({ ok: false, tooLarge: true, drained: false });
     if (incoming.destroyed) return onError();

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { type Parts, PieceCursor } from '../../rpc/parts.js';
+import { encodingOf, type Parts, PieceCursor } from '../../rpc/parts.js';
 
 /** An answer up to this many characters is written at once; a longer one a slice at a time. */
 export const PACE_SLICE = 64 * 1024;
@@ -42,7 +42,8 @@ export const writePaced = async (out: ServerResponse, text: string | Parts, stal
   const cursor = new PieceCursor(typeof text === 'string' ? [text] : text);
   while (cursor.left > 0) {
     if (out.destroyed || out.writableEnded) return false;
-    const more = out.write(cursor.next(PACE_SLICE));
+    const piece = cursor.next(PACE_SLICE);
+    const more = out.write(piece, encodingOf(piece));
     if (!more && !(await drainedOrStalled(out, stallMs))) return false;
   }
   return true;

@@ -1,0 +1,49 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { decodeUtf8, encodingOf, hasControl, needsJsonEscape, PieceCursor } from '../../src/rpc/parts.js';
+
+describe('text as parts, pieces and bytes (issue 19)', () => {
+  it('writes a long piece as latin1 only when it is all ASCII; Latin-1 letters and surrogates stay utf8', () => {
+    assert.equal(encodingOf('a'.repeat(20_000)), 'latin1');
+    assert.equal(encodingOf(`${'a'.repeat(20_000)}é`), 'utf8', 'é is one JS unit but two UTF-8 bytes');
+    assert.equal(encodingOf(`${'a'.repeat(20_000)}\u00ff`), 'utf8');
+    assert.equal(encodingOf(`${'a'.repeat(20_000)}😀`), 'utf8');
+    assert.equal(encodingOf(`${'a'.repeat(20_000)}\ud800`), 'utf8');
+    assert.equal(encodingOf('short'), 'utf8', 'a short piece is not checked');
+    for (const s of ['a'.repeat(20_000), `${'a'.repeat(20_000)}é😀`]) {
+      assert.deepEqual(Buffer.from(s, encodingOf(s)), Buffer.from(s, 'utf8'), 'the same bytes either way');
+    }
+  });
+
+  it('decodes bytes to the same text either way, invalid UTF-8 included', () => {
+    for (const b of [
+      Buffer.from('z'.repeat(40_000)),
+      Buffer.from(`${'z'.repeat(40_000)}é😀\u2028`),
+      Buffer.concat([Buffer.from('y'.repeat(40_000)), Buffer.from([0xff, 0xc3])]),
+      Buffer.from('short é'),
+    ])
+      assert.equal(decodeUtf8(b), b.toString('utf8'));
+  });
+
+  it('cuts pieces across parts without splitting a surrogate pair', () => {
+    const parts = ['ab', `c${'😀'.repeat(5)}`, 'd', '', 'ef😀'];
+    const whole = parts.join('');
+    for (const max of [1, 2, 3, 4, 7]) {
+      const c = new PieceCursor(parts);
+      const pieces: string[] = [];
+      for (let i = 0; i < 1000 && c.left > 0; i += 1) pieces.push(c.next(max));
+      assert.equal(pieces.join(''), whole, `max ${max}`);
+      for (const p of pieces.slice(0, -1)) {
+        const last = p.charCodeAt(p.length - 1);
+        assert.ok(!(last >= 0xd800 && last <= 0xdbff), `max ${max}: a piece ends in half a pair`);
+      }
+    }
+  });
+
+  it('finds what JSON escapes, with native searches', () => {
+    assert.equal(hasControl('abc'), false);
+    assert.equal(hasControl('a\u001fb'), true);
+    assert.equal(needsJsonEscape('plain text é 😀'), false);
+    for (const s of ['"', '\\', '\n', '\u0000', '\ud800x', 'x\udc00']) assert.equal(needsJsonEscape(`a${s}b`), true, JSON.stringify(s));
+  });
+});
