@@ -11,6 +11,11 @@ export class Coalescer {
 
   constructor(private readonly gapMs = 250) {}
 
+  /** Whether a job for `key` runs, waits, or its gap has not yet passed (a new ask would wait). */
+  busy(key: string): boolean {
+    return this.keys.has(key);
+  }
+
   run(key: string, job: () => Promise<unknown>): void {
     const busy = this.keys.get(key);
     if (busy) {
