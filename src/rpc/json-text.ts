@@ -19,9 +19,4 @@ export class JsonText {
   constructor(json: string | readonly string[]) {
     this.parts = typeof json === 'string' ? [oneLine(json)] : json.map(oneLine);
   }
-
-  /** The text joined (a copy of all of it: for tests and small texts). */
-  get json(): string {
-    return this.parts.join('');
-  }
 }

@@ -49,8 +49,6 @@ const edgeOf = (parts: readonly Buffer[], head: boolean): string => {
  * hundred characters are kept (where a JSON-RPC response's id usually is) until its end.
  */
 export class LineReader {
-  /** The partial line's pieces, joined once when it ends (a `+=` rope of many chunks costs a flattening copy later). */
-  private parts: string[] = [];
   private bufBytes = 0;
   /** Set while a too-long line streams past. */
   private skip: { head: string; tail: string; bytes: number } | undefined;
@@ -60,49 +58,17 @@ export class LineReader {
   constructor(private readonly o: LineReaderOptions) {}
 
   /**
-   * A chunk of the stream. Bytes (a pipe read without an encoding) are split at line ends first
-   * and each line decoded once: a long line's chunks wait as bytes outside the JS heap, not as
+   * A chunk of the stream. Its bytes are split at line ends first and each line decoded once: a long line's chunks wait as bytes outside the JS heap, not as
    * tens of 64 KiB strings that the young generation copies until the line ends (issue 19: the
    * collections of those copies were the host's largest pauses beside a lane's large answers). A
    * line end (0x0A) is never inside a multi-byte UTF-8 sequence, so each line decodes alone.
    */
   push(chunk: string | Buffer): void {
-    if (typeof chunk !== 'string') {
-      this.pushBytes(chunk);
-      return;
-    }
-    let start = 0;
-    if (this.skip) {
-      const nl = chunk.indexOf('\n');
-      this.skipped(nl < 0 ? chunk : chunk.slice(0, nl));
-      if (nl < 0) return;
-      const s = this.skip;
-      this.skip = undefined;
-      this.o.onOversize(s, true);
-      start = nl + 1;
-    }
-    let nl = chunk.indexOf('\n', start);
-    if (nl < 0) {
-      this.extend(chunk.slice(start));
-      return;
-    }
-    const piece = chunk.slice(start, nl);
-    this.parts.push(piece);
-    let line = this.parts.length === 1 ? piece : this.parts.join('');
-    this.parts = [];
-    this.bufBytes = 0;
-    start = nl + 1;
-    for (;;) {
-      this.complete(line);
-      nl = chunk.indexOf('\n', start);
-      if (nl < 0) break;
-      line = chunk.slice(start, nl);
-      start = nl + 1;
-    }
-    this.extend(chunk.slice(start));
+    // Text (a test's, or a stream given an encoding) is read as its bytes: one path for both.
+    this.pushBytes(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   }
 
-  /** The partial line's byte pieces (bytes mode), joined and decoded once when it ends. */
+  /** The partial line's byte pieces, joined and decoded once when it ends. */
   private byteParts: Buffer[] = [];
 
   private pushBytes(buf: Buffer): void {
@@ -158,30 +124,6 @@ export class LineReader {
     s.bytes += piece.length;
     const text = piece.toString('utf8', Math.max(0, piece.length - KEEP * 4));
     s.tail = text.length >= KEEP ? text.slice(-KEEP) : (s.tail + text).slice(-KEEP);
-  }
-
-  private extend(piece: string): void {
-    if (piece.length === 0) return;
-    this.parts.push(piece);
-    this.bufBytes += Buffer.byteLength(piece);
-    if (this.bufBytes > this.o.maxBytes) {
-      const whole = this.parts.join('');
-      this.skip = {
-        head: whole.slice(0, KEEP),
-        tail: whole.slice(-KEEP),
-        bytes: this.bufBytes,
-      };
-      this.parts = [];
-      this.bufBytes = 0;
-      this.o.onOversize(this.skip, false);
-    }
-  }
-
-  private skipped(piece: string): void {
-    const s = this.skip;
-    if (!s) return;
-    s.bytes += Buffer.byteLength(piece);
-    s.tail = piece.length >= KEEP ? piece.slice(-KEEP) : (s.tail + piece).slice(-KEEP);
   }
 
   /** A whole line. */

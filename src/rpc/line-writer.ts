@@ -80,8 +80,7 @@ export class LineWriter {
       // Everything written after a long request or notification waits behind it, responses too:
       // a notification's answer must not reach the reader before the notification (a progress or
       // log line of a call, then its result).
-      this.behind.push({ line: typeof line === 'string' ? [line] : line, response });
-      this.queued += typeof line === 'string' ? line.length : line instanceof Promise ? 0 : charsOf(line);
+      this.waitBehind(line, response);
       return;
     }
     if (!short) {
@@ -100,8 +99,7 @@ export class LineWriter {
   /** A long line (or one still being made) takes its place: a response among `big`, anything else as `ordered`. */
   private enter(line: string | Parts | Promise<Parts>, response: boolean): void {
     if (this.ordered && !this.sliced) {
-      this.behind.push({ line: typeof line === 'string' ? [line] : line, response: false });
-      this.queued += typeof line === 'string' ? line.length : line instanceof Promise ? 0 : charsOf(line);
+      this.waitBehind(line, false);
       return;
     }
     const parts = typeof line === 'string' ? [line] : line instanceof Promise ? [] : line;
@@ -122,6 +120,12 @@ export class LineWriter {
     }
     // Its first slice or piece in a turn of its own.
     this.later();
+  }
+
+  /** A line written while the ordered one goes out: it waits, in order, and counts as queued (once its parts are made). */
+  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean): void {
+    this.behind.push({ line: typeof line === 'string' ? [line] : line, response });
+    if (!(line instanceof Promise)) this.queued += typeof line === 'string' ? line.length : charsOf(line);
   }
 
   /** A child's stdin: the long line's next piece, then (once it is whole) the lines behind it. */

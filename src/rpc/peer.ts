@@ -8,6 +8,7 @@ import { LineWriter } from './line-writer.js';
 import { LARGE_TURN_CHARS, onTurnFirst, turnFirst } from './turn.js';
 import { pacedParse } from './paced-json.js';
 import { holdsLongString, pacedStringify } from './paced-stringify.js';
+import { charsOf } from './parts.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -28,12 +29,6 @@ const lineOf = (msg: RpcMessage): string | string[] => {
   const id = 'id' in msg ? `"id":${JSON.stringify(msg.id)},` : '';
   const parts = [`{"jsonrpc":"2.0",${id}"method":${JSON.stringify((msg as { method: string }).method)},"params":`, ...params.parts, '}'];
   return charsOf(parts) <= JOIN_CHARS ? parts.join('') : parts;
-};
-
-const charsOf = (parts: readonly string[]): number => {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  return n;
 };
 
 export interface LineOptions {
@@ -60,26 +55,27 @@ export class LinePeer extends RpcEndpoint {
 
   constructor(input: Readable, output: Writable, handlers: PeerHandlers = {}, opts: LineOptions = {}) {
     const writer = new LineWriter(output, opts.sliced === true);
+    // Past the bound, a response is replaced by the error the bound names.
+    const maxSend = opts.maxSend;
+    const bounded = (msg: RpcMessage, line: string | string[]): string | string[] => {
+      if (!maxSend || 'method' in msg) return line;
+      const chars = typeof line === 'string' ? line.length : charsOf(line);
+      return chars <= maxSend.chars() ? line : JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: maxSend.error(chars) });
+    };
     super((msg: RpcMessage) => {
       const response = !('method' in msg);
-      // Past the bound, a response is replaced by the error the bound names.
-      const bounded = (line: string | string[]): string | string[] => {
-        const chars = typeof line === 'string' ? line.length : charsOf(line);
-        if (!response || !opts.maxSend || chars <= opts.maxSend.chars()) return line;
-        return JSON.stringify({ jsonrpc: '2.0', id: (msg as { id: unknown }).id, error: opts.maxSend.error(chars) });
-      };
       // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
       if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
         writer.write(
           pacedStringify(msg, turnFirst).then((parts) => {
-            const line = bounded(parts);
+            const line = bounded(msg, parts);
             return typeof line === 'string' ? [line] : line;
           }),
           response,
         );
         return;
       }
-      writer.write(bounded(lineOf(msg)), response);
+      writer.write(bounded(msg, lineOf(msg)), response);
     }, handlers);
     this.writer = writer;
     let failedEarly: number | undefined;
@@ -170,8 +166,7 @@ export class LinePeer extends RpcEndpoint {
 
   /** onLine for a long line: its parse a window a step, each step first in turn.ts's queue. */
   private async onLongLine(line: string): Promise<void> {
-    const raw = rawResultLine(line);
-    if (raw && this.receiveRaw(raw.id, raw.text)) return;
+    if (this.tookRaw(line)) return;
     let msg: RpcMessage;
     try {
       msg = (await pacedParse(line, turnFirst)) as RpcMessage;
@@ -182,10 +177,14 @@ export class LinePeer extends RpcEndpoint {
     this.receive(msg);
   }
 
-  private onLine(line: string): void {
-    // A result for a raw request goes on as text: no parse on this hop.
+  /** A result for a raw request goes on as text: no parse on this hop. */
+  private tookRaw(line: string): boolean {
     const raw = rawResultLine(line);
-    if (raw && this.receiveRaw(raw.id, raw.text)) return;
+    return raw !== undefined && this.receiveRaw(raw.id, raw.text);
+  }
+
+  private onLine(line: string): void {
+    if (this.tookRaw(line)) return;
     let msg: RpcMessage;
     try {
       msg = JSON.parse(line) as RpcMessage;

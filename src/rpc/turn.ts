@@ -52,15 +52,15 @@ export const turn = (): Promise<void> =>
     onTurn(resolve);
   });
 
+/** One turn of onTurnFirst's kind (a step that lines wait behind, in order). */
+export const turnFirst = (): Promise<void> =>
+  new Promise((resolve) => {
+    onTurnFirst(resolve);
+  });
+
 /**
  * A message this long (in characters) takes its whole-message steps (read, parse, check,
  * serialise, write) in turns of their own, so another lane's small message waits behind one
  * such step, not behind all of them at once (issue 19). Below it, nothing changes.
  */
 export const LARGE_TURN_CHARS = 256 * 1024;
-
-/** One turn of onTurnFirst's kind (a step that lines wait behind, in order). */
-export const turnFirst = (): Promise<void> =>
-  new Promise((resolve) => {
-    onTurnFirst(resolve);
-  });

@@ -3,7 +3,8 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { LineReader, type Oversize, oversizeResponseId } from '../../src/rpc/line-reader.js';
 import { LinePeer } from '../../src/rpc/peer.js';
-import { LARGE_TURN_CHARS, onTurn } from '../../src/rpc/turn.js';
+import { LARGE_TURN_CHARS } from '../../src/rpc/turn.js';
+import { queueBusySteps } from '../helpers/busy-turns.js';
 
 const reader = (maxBytes: number) => {
   const lines: string[] = [];
@@ -70,13 +71,7 @@ describe('a peer handles a long line in a turn of its own, in order', () => {
 
   it("the lines behind a long one wait for its parse, not for the turn queue's other steps (attack round 9)", async () => {
     // 300 queued steps of 5 ms each: 1.5 s of other large work waiting for its turns.
-    let stepsRun = 0;
-    for (let i = 0; i < 300; i += 1)
-      onTurn(() => {
-        const until = performance.now() + 5;
-        while (performance.now() < until);
-        stepsRun += 1;
-      });
+    const busy = queueBusySteps(300, 5);
     const toPeer = new PassThrough();
     const fromPeer = new PassThrough();
     const seen: string[] = [];
@@ -87,8 +82,8 @@ describe('a peer handles a long line in a turn of its own, in order', () => {
     toPeer.write(`${big}\n{"jsonrpc":"2.0","id":1,"result":{}}\n`);
     assert.deepEqual(await answer, {});
     assert.deepEqual(seen, ['big'], 'the long line came first, in order');
-    assert.ok(stepsRun < 50, `the answer behind the long line waited for ${stepsRun} of the 300 queued steps`);
-    while (stepsRun < 300) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(busy.run() < 50, `the answer behind the long line waited for ${busy.run()} of the 300 queued steps`);
+    await busy.all();
   });
 
   it('a long line that is not JSON is a protocol error, and the lines after it are still read', async () => {

@@ -3,7 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { LineReader } from '../../src/rpc/line-reader.js';
 import { LineWriter, SLICE_CHARS } from '../../src/rpc/line-writer.js';
-import { onTurn } from '../../src/rpc/turn.js';
+import { queueBusySteps } from '../helpers/busy-turns.js';
 
 /** A pipe that pushes back (a small buffer, not read until `settle` starts reading it); what crossed it. */
 const pipe = () => {
@@ -89,13 +89,7 @@ describe('line writer: a long line is paced and keeps its order', { timeout: 10_
 
   it("a long line's pieces and the lines behind it go out in the next iterations, not behind the turn queue's other steps", async () => {
     // 300 queued steps of 5 ms each: 1.5 s of other large work waiting for its turns.
-    let stepsRun = 0;
-    for (let i = 0; i < 300; i += 1)
-      onTurn(() => {
-        const until = performance.now() + 5;
-        while (performance.now() < until);
-        stepsRun += 1;
-      });
+    const busy = queueBusySteps(300, 5);
     for (const sliced of [true, false]) {
       const { out, seen, read } = pipe();
       const w = new LineWriter(out, sliced);
@@ -105,8 +99,8 @@ describe('line writer: a long line is paced and keeps its order', { timeout: 10_
       await settle(w, read);
       assert.deepEqual(linesOf(seen.wire, sliced), [bigRequest, ping]);
     }
-    assert.ok(stepsRun < 100, `the ping behind the long line waited for ${stepsRun} of the 300 queued steps`);
-    while (stepsRun < 300) await new Promise((r) => setTimeout(r, 20));
+    assert.ok(busy.run() < 100, `the ping behind the long line waited for ${busy.run()} of the 300 queued steps`);
+    await busy.all();
   });
 
   it("a child's stdin: a long line in pieces over turns, the next lines after it, byte for byte", async () => {

@@ -63,8 +63,9 @@ describe('JSON text on a newline-delimited link', () => {
     const pretty = JSON.stringify({ a: 'x\ny', b: [1, { c: 'd\r\ne' }] }, null, 2);
     assert.ok(pretty.includes('\n'));
     const t = new JsonText(pretty);
-    assert.ok(!t.json.includes('\n') && !t.json.includes('\r'));
-    assert.deepEqual(JSON.parse(t.json), JSON.parse(pretty));
+    const text = t.parts.join('');
+    assert.ok(!text.includes('\n') && !text.includes('\r'));
+    assert.deepEqual(JSON.parse(text), JSON.parse(pretty));
   });
 
   it('a body with a message of its own after a newline stays one message on the link', async () => {

@@ -61,14 +61,11 @@ export class Exchange {
   /** Writes the whole answer (paced if large); `data` null for an empty body. */
   body(given: string | Parts | null, status = 200, headers: Record<string, string> = {}): Replied {
     const out = this.outgoing;
-    // Parts (a head, an upstream's long result, a tail) are joined only when short.
-    let data = typeof given === 'string' || given === null ? given : charsOf(given) <= PACE_SLICE ? given.join('') : given;
-    if (this.exactIds && data !== null) data = typeof data === 'string' ? restoreExactIds(data) : data.map(restoreExactIds);
-    if (typeof data !== 'string' && data !== null) {
-      if (this.pace && !out.headersSent) return this.paced(this.pace, data, status, headers);
-      data = data.join('');
-    }
-    if (data !== null && data.length > PACE_SLICE && this.pace && !out.headersSent) return this.paced(this.pace, [data], status, headers);
+    // Parts (a head, an upstream's long result, a tail) are joined only when written at once.
+    let parts = given === null ? null : typeof given === 'string' ? [given] : given;
+    if (this.exactIds && parts) parts = parts.map(restoreExactIds);
+    if (parts && this.pace && !out.headersSent && charsOf(parts) > PACE_SLICE) return this.paced(this.pace, parts, status, headers);
+    const data = parts === null ? null : parts.length === 1 ? (parts[0] as string) : parts.join('');
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };
       out.writeHead(status, headers);
