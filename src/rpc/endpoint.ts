@@ -29,6 +29,13 @@ export interface PeerHandlers {
   endReason?: string;
   /** What the peer's output ending means, as data (a child's: it crashed); the pending requests' failures carry it. */
   endKind?: FailureKind;
+  /**
+   * What the output's end waits for before the pending requests are failed (a child's exit, which
+   * its closed stdout usually precedes by a moment): whoever the failure reaches then sees the
+   * end already accounted for (lanegate_status says "missing", not "serving"). Waited for at most
+   * END_SETTLE_MS: an output closed by a process that lives on still fails its requests.
+   */
+  endSettles?: Promise<unknown>;
   /** A request of ours ended without an answer (cancelled or timed out): a transport may drop its exchange. */
   onAbandon?: (id: Id) => void;
 }

@@ -22,6 +22,9 @@ export const LARGE_LINE = 1024 * 1024;
 /** A line as parts this short or shorter is joined and written as one string (the common, small case). */
 const JOIN_CHARS = 64 * 1024;
 
+/** How long an ended output waits for its end to be accounted for (PeerHandlers.endSettles). */
+const END_SETTLE_MS = 1000;
+
 /** One message as a line, or its parts; params given as JSON text go in as they are (never joined when long). */
 const lineOf = (msg: RpcMessage): string | string[] => {
   const params = 'params' in msg ? (msg.params as unknown) : undefined;
@@ -102,7 +105,17 @@ export class LinePeer extends RpcEndpoint {
     // Read as bytes: the reader decodes each line once (a long line's chunks stay off the JS heap).
     input.on('data', (chunk: Buffer | string) => reader.push(chunk));
     // Lines still waiting for their turn are handled first: an answer read before the end is not lost.
-    input.on('end', () => this.afterBacklog(() => this.close(handlers.endReason ?? 'peer closed its output', handlers.endKind)));
+    input.on('end', () =>
+      this.afterBacklog(() => {
+        const close = (): void => this.close(handlers.endReason ?? 'peer closed its output', handlers.endKind);
+        if (!handlers.endSettles) return close();
+        let timer: NodeJS.Timeout | undefined;
+        void Promise.race([handlers.endSettles, new Promise((r) => (timer = setTimeout(r, END_SETTLE_MS)))]).then(() => {
+          clearTimeout(timer);
+          close();
+        });
+      }),
+    );
     input.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
     output.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
   }

@@ -65,6 +65,8 @@ const peerOf = (proc: Piped, ev: UpstreamEvents, opts: StdioOptions): LinePeer =
       onRequest: (r) => ev.onServerRequest(r),
       endReason: 'upstream process ended (crashed or exited) during the call',
       endKind: 'crashed',
+      // Its stdout closes a moment before its exit is seen: the caller hears of the crash once the slot has.
+      endSettles: proc.exited,
       onProtocolError: (detail) => ev.onLimit?.({ detail }),
     },
     {

@@ -67,6 +67,35 @@ describe('what happened to an upstream travels as data', () => {
     assert.equal(absenceOfError(await pending.catch((x: unknown) => x)).code, 'crashed');
   });
 
+  it('an ended output fails its requests only once its end is accounted for (a child: its exit seen), and at most a second late', async () => {
+    const output = new PassThrough();
+    output.resume();
+    let exit!: () => void;
+    const exited = new Promise<void>((r) => (exit = r));
+    const input = new PassThrough();
+    const peer = new LinePeer(input, output, { endReason: 'child ended', endKind: 'crashed', endSettles: exited });
+    let failed = false;
+    const pending = peer.request('tools/list', {}, 0).catch((e: unknown) => {
+      failed = true;
+      return e;
+    });
+    input.end();
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(failed, false, 'not before the exit is seen');
+    exit();
+    assert.equal(((await pending) as RpcFailure).kind, 'crashed');
+
+    // An output closed by a process that lives on (its exit never comes) still fails, after the bound.
+    const input2 = new PassThrough();
+    const stuck = new LinePeer(input2, output, { endReason: 'child ended', endKind: 'crashed', endSettles: new Promise(() => undefined) });
+    const t0 = Date.now();
+    const pending2 = stuck.request('tools/list', {}, 0);
+    input2.end();
+    await assert.rejects(pending2, (err: RpcFailure) => err.kind === 'crashed');
+    const waited = Date.now() - t0;
+    assert.ok(waited >= 900 && waited < 5000, `failed after ${waited} ms`);
+  });
+
   it('the restart bookkeeping keeps the kind of the last failure, and forgets it on one without', () => {
     const r: RestartRecord = { crashes: 0, retryAt: 0, startedAt: 0 };
     noteFailure(r, 'failed to start (spawn error)', 1000, 'start_failed');
