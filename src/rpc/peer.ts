@@ -105,17 +105,7 @@ export class LinePeer extends RpcEndpoint {
     // Read as bytes: the reader decodes each line once (a long line's chunks stay off the JS heap).
     input.on('data', (chunk: Buffer | string) => reader.push(chunk));
     // Lines still waiting for their turn are handled first: an answer read before the end is not lost.
-    input.on('end', () =>
-      this.afterBacklog(() => {
-        const close = (): void => this.close(handlers.endReason ?? 'peer closed its output', handlers.endKind);
-        if (!handlers.endSettles) return close();
-        let timer: NodeJS.Timeout | undefined;
-        void Promise.race([handlers.endSettles, new Promise((r) => (timer = setTimeout(r, END_SETTLE_MS)))]).then(() => {
-          clearTimeout(timer);
-          close();
-        });
-      }),
-    );
+    input.on('end', () => this.afterBacklog(() => this.ended()));
     input.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
     output.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
   }
@@ -170,6 +160,17 @@ export class LinePeer extends RpcEndpoint {
     const done = this.backlogDone;
     this.backlogDone = undefined;
     done?.();
+  }
+
+  /** The output ended: its requests fail once the end is accounted for (PeerHandlers.endSettles), at most END_SETTLE_MS late. */
+  private ended(): void {
+    const close = (): void => this.close(this.handlers.endReason ?? 'peer closed its output', this.handlers.endKind);
+    if (!this.handlers.endSettles) return close();
+    let timer: NodeJS.Timeout | undefined;
+    void Promise.race([this.handlers.endSettles, new Promise((r) => (timer = setTimeout(r, END_SETTLE_MS)))]).then(() => {
+      clearTimeout(timer);
+      close();
+    });
   }
 
   private afterBacklog(f: () => void): void {
