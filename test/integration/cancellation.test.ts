@@ -5,8 +5,8 @@ import { legacySession } from '../helpers/mcp.js';
 import { waitFor } from '../helpers/procs.js';
 
 /**
- * A lane's notifications/cancelled reaches the upstream call and ends it. It runs alone (test/run.mjs
- * SERIAL): the call must end within 3 s, before the upstream's 4 s sleep would have.
+ * A lane's notifications/cancelled reaches the upstream call and ends it. It runs after phase 1 (test/run.mjs
+ * TIMED): the call must end within 3 s, before the upstream's 4 s sleep would have.
  */
 describe('cancellation propagates to the upstream call', () => {
   let gw: RunningGateway;

@@ -8,7 +8,7 @@ import { sleep } from '../helpers/procs.js';
 
 /**
  * The limits of lane-limits.test.ts whose checks depend on timing or on the front's peak memory:
- * this file runs alone (test/run.mjs SERIAL). The front's peak RSS while a 100 MiB body streams in;
+ * this file runs after phase 1 (test/run.mjs TIMED). The front's peak RSS while a 100 MiB body streams in;
  * a fifth call 300 ms after four slow ones; a cancel 200 ms after the calls it names.
  */
 const POLICY = `${policyHead(`  limits: { streamsPerLane: 3, callsPerLane: 4 }`)}
