@@ -6,10 +6,9 @@
 //    port 0 in its own temp dir) run in parallel, in GROUPS of files that share a process, and
 //    beside them the unit files (pure), all in one process: CONCURRENCY processes at a time. Each
 //    phase's start is printed as a diagnostic line (`phase N at S s: ...`).
-// 2. After phase 1, three lanes side by side, each one file at a time: the files in SERIAL (each
-//    asserts a memory peak or a rate, which phase 1's processes would distort), the files in TIMED
-//    (a duration with a wide margin, mostly waiting), and the files in BESIDE (light, but they need
-//    a core phase 1 would not leave them).
+// 2. After phase 1, two lanes side by side: the files in SERIAL one at a time (each asserts a memory
+//    peak or a rate, which phase 1's processes would distort), and beside them the files in TIMED
+//    (a duration with a wide margin, mostly waiting) one at a time.
 //
 // The files run compiled to plain ESM (test/compile-tests.mjs, one esbuild build before phase 1),
 // each test process on plain node: under tsx each one spent ~0.8 s of CPU loading its modules.
@@ -39,26 +38,17 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SERIAL = new Map([
   ['byte-limits.test.ts', "bounds the front's and the host's peak RSS under 24 MB answers; a refusal within 2 s"],
   ['fuzz.test.ts', "bounds the front's RSS and JS heap growth over 10,000 requests"],
-]);
-
-/**
- * Files that need a core phase 1 would not leave them, yet little CPU: phase 2's third lane, beside
- * the two others (records-kill9's ~10 s ran after the SERIAL files in their lane, and made phase 2
- * ~10 s longer). Keyed by path: one of them is a unit file.
- */
-const BESIDE = new Map([
   [
-    'test/integration/records-kill9.test.ts',
-    'its writer must make progress between SIGKILLs 0-40 ms apart (it barely does on a loaded machine); ~4 s of CPU in ~10 s',
+    'records-kill9.test.ts',
+    'its writer must make progress between SIGKILLs 0-40 ms apart (it barely does on a loaded machine: in a lane of its own beside the two others, its 200 starts took 25 s, too few were acknowledged, and a refusal timed beside it took 2.1 s)',
   ],
-  ['test/unit/guard-linear.test.ts', 'compares the cost of judging 16 and 64 KiB (linear ~4x, bound 8x): phase 1 load skews the pair'],
 ]);
 
 /**
  * Files with a timed check that run after phase 1, one at a time (phase 2's second lane, beside
  * one SERIAL file): what each bounds is several times what it measures alone, yet phase 1's load
  * could reach it. They hold the timed tests of files whose others run in phase 1 (cancellation of
- * streams, lane-limits-timed of lane-limits). Keyed by path, as BESIDE is.
+ * streams, lane-limits-timed of lane-limits). Keyed by path: one of them is a unit file.
  */
 const TIMED = new Map([
   [
@@ -74,6 +64,7 @@ const TIMED = new Map([
     'a cancelled waiting call is answered within 2 s, before the calls ahead of it end (~0.5 s measured)',
   ],
   ['test/integration/cancellation.test.ts', 'a cancelled call ends within 3 s, before the upstream sleep would have (~0.4 s measured)'],
+  ['test/unit/guard-linear.test.ts', 'compares the cost of judging 16 and 64 KiB (linear ~4x, bound 8x): phase 1 load skews the pair'],
 ]);
 
 /**
@@ -143,7 +134,6 @@ const all = [...listed('test/integration'), ...listed('test/unit')]
 const isIntegration = (f) => path.dirname(f) === path.join(ROOT, 'test/integration');
 const isSerial = (f) => isIntegration(f) && SERIAL.has(path.basename(f));
 const isTimed = (f) => TIMED.has(path.relative(ROOT, f));
-const isBeside = (f) => BESIDE.has(path.relative(ROOT, f));
 
 /**
  * The unit files run in ONE process, imported in order by an entry written beside the compiled
@@ -154,7 +144,7 @@ const isBeside = (f) => BESIDE.has(path.relative(ROOT, f));
  * phase 1: one process doing ~20 s of CPU alone must not start last.
  */
 const isUnit = (f) => path.dirname(f) === path.join(ROOT, 'test/unit');
-const unitFiles = all.filter((f) => isUnit(f) && !isTimed(f) && !isBeside(f));
+const unitFiles = all.filter((f) => isUnit(f) && !isTimed(f));
 const outdir = mkdtempSync(path.join(ROOT, 'test', '.compiled-'));
 process.on('exit', () => rmSync(outdir, { recursive: true, force: true }));
 // Interrupted (Ctrl-C, a CI timeout), the runner still exits through 'exit', which removes them.
@@ -174,7 +164,7 @@ if (unitEntry) writeFileSync(unitEntry, unitFiles.map((f) => `import ${JSON.stri
  * process per file, CONCURRENCY at a time, as before.
  */
 const GROUPS = process.env.LANEGATE_TEST_GROUPS === undefined ? CONCURRENCY : Number(process.env.LANEGATE_TEST_GROUPS);
-const loose = all.filter((f) => !isSerial(f) && !isTimed(f) && !isBeside(f) && !(unitEntry && unitFiles.includes(f)));
+const loose = all.filter((f) => !isSerial(f) && !isTimed(f) && !(unitEntry && unitFiles.includes(f)));
 const groups =
   GROUPS > 0
     ? Array.from({ length: Math.min(GROUPS, loose.length) }, () => ({ files: [], seconds: 0 }))
@@ -193,14 +183,14 @@ const entryOf = (g, n) => {
 const parallel = [...(unitEntry ? [unitEntry] : []), ...groups.map(entryOf)];
 const groupOf = new Map(groups.map((g, n) => [parallel[n + (unitEntry ? 1 : 0)], g.files]));
 /**
- * Phase 1 runs its processes (groups and the unit entry) all at once; phase 2 runs three lanes side
- * by side, each one file at a time: SERIAL's files (one core's worth of work each), TIMED's (mostly
- * waiting) and BESIDE's (light), so that no two files of a lane ever overlap, and the second core is
+ * Phase 1 runs its processes (groups and the unit entry) all at once; phase 2 runs two lanes side by side, each one file
+ * at a time: SERIAL's files (one core's worth of work each) in one, TIMED's (mostly waiting) in the
+ * other, so that no two SERIAL files and no two TIMED files ever overlap, and the second core is
  * not idle while the SERIAL files run.
  */
 const phases = [
   { lanes: [parallel], concurrency: GROUPS > 0 ? parallel.length : CONCURRENCY },
-  { lanes: [all.filter(isSerial), all.filter(isTimed), all.filter(isBeside)], concurrency: 1 },
+  { lanes: [all.filter(isSerial), all.filter(isTimed)], concurrency: 1 },
 ]
   .map((p) => ({ ...p, lanes: p.lanes.filter((l) => l.length > 0) }))
   .filter((p) => p.lanes.length > 0);
