@@ -7,7 +7,8 @@
  * alone and under the flood, as ratios. BENCH_CASE=bytes runs the byte flood (issue 19), and the
  * same flood against the floor bridge in the same run (floorCases); BENCH_CASE=bytes-lanegate only
  * lanegate's, BENCH_CASE=bytes-front the byte flood with the quiet lane on another host (what
- * the shared front alone costs it), BENCH_CASE=floor only the floors. BENCH_GATEWAY_NODE_ARGS
+ * the shared front alone costs it), BENCH_CASE=bytes-apart the byte flood through a second gateway
+ * (nothing shared but the machine), BENCH_CASE=floor only the floors. BENCH_GATEWAY_NODE_ARGS
  * passes node flags to the gateway (e.g. `--cpu-prof --cpu-prof-dir=DIR`, which its hosts inherit).
  */
 import { request } from 'node:http';
@@ -203,6 +204,21 @@ lanes:
         target('fix_echo', 'fix2_echo'),
         '--bytes-flood',
       );
+    // The same flood through a SECOND gateway (its own front, host and child): nothing shared with
+    // the quiet lane but the machine's two cores. What the flood's load alone costs the quiet lane.
+    if (only === 'bytes-apart') {
+      const apart = await startGateway(readFileSync(gw.policyFile, 'utf8'));
+      try {
+        await caseRun(
+          'the byte flood through ANOTHER gateway (nothing shared but the machine)',
+          SELF,
+          { ...target('fix_echo'), flood: { url: apart.url, token: await apart.token('flood'), tool: 'fix_echo' } },
+          '--bytes-flood',
+        );
+      } finally {
+        await apart.stop();
+      }
+    }
     if (!only || only === 'bytes') await floorCases();
   } finally {
     await gw.stop();
