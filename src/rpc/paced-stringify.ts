@@ -20,24 +20,33 @@ const NONCE = `\u0000lanegate-long-out-${randomBytes(12).toString('hex')}-`;
 /** Nodes a probe visits before it gives up looking for a long string (a big listing is not a long value). */
 const PROBE_NODES = 256;
 
-/**
- * Whether a message holds a string of LONG_VALUE_CHARS or more among its first PROBE_NODES values
- * (a few microseconds for the small messages of nearly every call).
- */
-export const holdsLongString = (msg: unknown): boolean => {
-  const stack: unknown[] = [msg];
-  for (let seen = 0; stack.length > 0 && seen < PROBE_NODES; seen += 1) {
-    const v = stack.pop();
-    if (typeof v === 'string') {
-      if (v.length >= LONG_VALUE_CHARS) return true;
-    } else if (Array.isArray(v)) {
-      for (let i = v.length - 1; i >= 0; i -= 1) stack.push(v[i]);
-    } else if (v !== null && typeof v === 'object') {
-      for (const k of Object.keys(v)) stack.push((v as Record<string, unknown>)[k]);
-    }
+/** Depth past which a probe stops descending (a message that deep is serialised in steps: the same text either way). */
+const PROBE_DEPTH = 64;
+
+/** The probe's walk: true when it finds a long string; `left[0]` counts the values it may still visit. */
+const probe = (v: unknown, left: [number], depth: number): boolean => {
+  if (left[0]-- <= 0) return false;
+  if (typeof v === 'string') return v.length >= LONG_VALUE_CHARS;
+  if (v === null || typeof v !== 'object') return false;
+  if (depth >= PROBE_DEPTH) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length && left[0] > 0; i += 1) if (probe(v[i], left, depth + 1)) return true;
+    return false;
+  }
+  // for-in, not Object.keys: no array per object (the probe runs on every message a link sends).
+  for (const k in v) {
+    if (left[0] <= 0) return false;
+    if (probe((v as Record<string, unknown>)[k], left, depth + 1)) return true;
   }
   return false;
 };
+
+/**
+ * Whether a message holds a string of LONG_VALUE_CHARS or more among its first PROBE_NODES values
+ * (about a microsecond for the small messages of nearly every call). Only the path is chosen
+ * here: pacedStringify and JSON.stringify write the same text.
+ */
+export const holdsLongString = (msg: unknown): boolean => probe(msg, [PROBE_NODES], 0);
 
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 

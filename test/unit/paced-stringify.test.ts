@@ -71,6 +71,18 @@ describe('pacedStringify: JSON.stringify in steps (issue 19)', () => {
     assert.equal(holdsLongString({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS) }] } }), true);
     assert.equal(holdsLongString({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS - 1) }] } }), false);
     assert.equal(holdsLongString({ tools: Array.from({ length: 500 }, (_, i) => ({ name: `t${i}` })) }), false);
+    // The budget counts every value, strings too: a long one past the first 256 values is not looked for.
+    const late = ['s', ...Array.from({ length: 300 }, () => 'short'), 'x'.repeat(LONG_VALUE_CHARS)];
+    assert.equal(holdsLongString({ a: late }), false);
+    assert.equal(holdsLongString({ a: late.slice(250) }), true);
+  });
+
+  it('sends a message nested past the probe depth in steps, as the same text', async () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100; i += 1) deep = { d: deep };
+    assert.equal(holdsLongString(deep), true, 'too deep to probe: the stepped path (its text is the same)');
+    assert.equal(holdsLongString({ d: { d: { d: 'leaf' } } }), false);
+    assert.equal((await pacedStringify(deep, counter().pause)).join(''), JSON.stringify(deep));
   });
 });
 
