@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IDLE_MS, type Session, Sessions } from '../../src/front/mcp/sessions.js';
+import { reachLane } from '../../src/front/mcp/client-requests.js';
+import { CallStreams } from '../../src/front/transport/call-streams.js';
 
 const CLAIMS_A = { lane: 'a', jti: 'jti-a', iat: 1, exp: 2 };
 const CLAIMS_B = { lane: 'b', jti: 'jti-b', iat: 1, exp: 2 };
@@ -65,5 +67,53 @@ describe('handshake-era sessions', () => {
     s.deliverToHolders('a', [a2.id], msg);
     s.deliverToHolders('a', [b1.id], msg); // a holder of another lane is never reached
     assert.deepEqual(got, ['a2']);
+  });
+});
+
+describe("an upstream's request reaches only sessions that declared what it needs", () => {
+  const setUp = () => {
+    const sessions = new Sessions();
+    const streams = new CallStreams();
+    const got = new Map<string, Record<string, unknown>[]>();
+    const open = (caps: Record<string, unknown> | undefined) => {
+      const s = sessions.create('a', '2025-06-18', CLAIMS_A, caps);
+      const seen: Record<string, unknown>[] = [];
+      got.set(s.id, seen);
+      s.streams.add({ send: (m) => seen.push(m), close: () => undefined });
+      return s;
+    };
+    return { sessions, streams, got, open };
+  };
+  const ask = (method: string) => ({ jsonrpc: '2.0', id: 'lg-1', method, params: {} });
+
+  it('a session that declared nothing is sent no roots/list, sampling or elicitation, on its call or its GET stream', () => {
+    const { sessions, streams, got, open } = setUp();
+    const bare = open({});
+    const call = streams.start('a', undefined, true, true, bare.id);
+    for (const m of ['roots/list', 'sampling/createMessage', 'elicitation/create'])
+      assert.equal(reachLane(streams, sessions, 'a', ask(m), false), undefined, `${m}: the upstream is told no`);
+    assert.deepEqual(call.queue, [], 'nothing on the call stream');
+    assert.deepEqual(got.get(bare.id), [], 'nothing on the GET stream');
+    // Requests that need no capability still reach it.
+    assert.deepEqual(reachLane(streams, sessions, 'a', ask('ping'), false), [bare.id]);
+  });
+
+  it('a session that declared the capability is sent the request; one that did not, beside it, is not', () => {
+    const { sessions, streams, got, open } = setUp();
+    const bare = open({});
+    const roots = open({ roots: {} });
+    const sampler = open({ sampling: {} });
+    const call = streams.start('a', undefined, true, true, sampler.id);
+    // The call in flight is the sampler's: sampling goes on its stream, and only its session may answer.
+    assert.deepEqual(reachLane(streams, sessions, 'a', ask('sampling/createMessage'), false), [sampler.id]);
+    assert.equal(call.queue.length, 1);
+    // roots/list passes the sampler's call by, to the GET stream of the session that declared roots.
+    assert.deepEqual(reachLane(streams, sessions, 'a', ask('roots/list'), false), [roots.id]);
+    assert.equal(call.queue.length, 1);
+    assert.deepEqual(got.get(bare.id), []);
+    assert.deepEqual(
+      got.get(roots.id)?.map((m) => m.method),
+      ['roots/list'],
+    );
   });
 });

@@ -122,11 +122,24 @@ export const reachLane = (
   msg: Record<string, unknown>,
   modernInput: boolean,
 ): readonly string[] | undefined => {
-  const call = streams.deliverTo(lane, undefined, msg, true);
+  // Only to sessions that declared what the request needs (the spec: a server does not send a
+  // client requests of a capability it did not declare; a session that declared `capabilities: {}`
+  // was sent roots/list after a child's restart, attack round 10). None: the upstream hears "no".
+  const need = CAPABILITY_OF[String(msg.method)];
+  const declares = (holder: string | undefined): boolean =>
+    need === undefined || (holder !== undefined && sessions.declares(holder, lane, need));
+  const call = streams.deliverTo(lane, undefined, msg, true, (s) => declares(s.holder));
   if (call) return call.holder !== undefined ? [call.holder] : [];
   // 2026-07-28 has no client-side tasks: a 2026-07-28 lane is asked the request itself, and answers it.
   if (modernInput && streams.deliverInput(lane, withoutTask(msg) as { id: string; method: string; params: Record<string, unknown> }))
     return [MODERN_CALL];
-  const reached = sessions.notifyLaneSessions(lane, msg);
+  const reached = sessions.notifyLaneSessions(lane, msg, (s) => declares(s.id));
   return reached.length > 0 ? reached : undefined;
+};
+
+/** The client capability each server-to-client request needs. */
+const CAPABILITY_OF: Record<string, string | undefined> = {
+  'sampling/createMessage': 'sampling',
+  'elicitation/create': 'elicitation',
+  'roots/list': 'roots',
 };

@@ -109,6 +109,12 @@ export class Sessions {
     return s;
   }
 
+  /** Whether the lane's session `id` declared client capability `name` at its initialize (read only: it touches nothing). */
+  declares(id: string, lane: string, name: string): boolean {
+    const s = this.byId.get(id);
+    return s?.lane === lane && s.capabilities?.[name] !== undefined;
+  }
+
   end(id: string): boolean {
     const s = this.byId.get(id);
     if (!s) return false;
@@ -169,13 +175,16 @@ export class Sessions {
     return this.notifyLaneSessions(lane, msg).length > 0;
   }
 
-  /** As notifyLane; returns the sessions whose GET stream carried it (they alone may answer a request). */
-  notifyLaneSessions(lane: string, msg: Record<string, unknown>): string[] {
+  /**
+   * As notifyLane; returns the sessions whose GET stream carried it (they alone may answer a
+   * request). `accept` narrows the sessions it may go to.
+   */
+  notifyLaneSessions(lane: string, msg: Record<string, unknown>, accept?: (s: Session) => boolean): string[] {
     const reached: string[] = [];
     const wanted = LISTEN_METHODS[String(msg.method)];
     if (wanted) for (const l of this.listeners) if (l.lane === lane && l.filter[wanted]) l.send(msg);
     for (const s of this.byId.values()) {
-      if (s.lane !== lane || s.streams.size === 0) continue;
+      if (s.lane !== lane || s.streams.size === 0 || (accept && !accept(s))) continue;
       for (const st of s.streams) st.send(msg);
       reached.push(s.id);
     }

@@ -126,20 +126,28 @@ export class CallStreams {
     token: string | number | undefined,
     msg: Record<string, unknown>,
     legacyOnly: boolean,
+    accept?: (s: CallStream) => boolean,
   ): CallStream | undefined {
     const log = msg.method === 'notifications/message';
+    const ok = (s: CallStream): boolean => fits(s, lane, legacyOnly, log) && (accept?.(s) ?? true);
     if (token !== undefined) {
       const s = typeof token === 'string' ? this.byToken.get(token) : undefined;
-      return s && fits(s, lane, legacyOnly, log) ? s : undefined;
+      return s && ok(s) ? s : undefined;
     }
     let target: CallStream | undefined;
-    for (const s of this.byLane.get(lane) ?? []) if (fits(s, lane, legacyOnly, log)) target = s;
+    for (const s of this.byLane.get(lane) ?? []) if (ok(s)) target = s;
     return target;
   }
 
-  /** As deliver; returns the call stream that took it. */
-  deliverTo(lane: string, token: string | number | undefined, msg: Record<string, unknown>, legacyOnly = false): CallStream | undefined {
-    const target = this.targetOf(lane, token, msg, legacyOnly);
+  /** As deliver; returns the call stream that took it. `accept` narrows the calls it may go to. */
+  deliverTo(
+    lane: string,
+    token: string | number | undefined,
+    msg: Record<string, unknown>,
+    legacyOnly = false,
+    accept?: (s: CallStream) => boolean,
+  ): CallStream | undefined {
+    const target = this.targetOf(lane, token, msg, legacyOnly, accept);
     if (!target) return undefined;
     const params = msg.params as Record<string, unknown> | undefined;
     // Progress goes back under the token the lane chose for this call.
