@@ -149,6 +149,22 @@ describe('edge hardening: one rule for every spelling, nothing of lanegate reach
     assert.match(await legacy.text(), new RegExp(`"id":-${big}[,}]`));
   });
 
+  it('a progress token beyond 2^53 comes back exactly on every progress notification', async () => {
+    const big = '12345678901234567891';
+    const h = await legacySession(gw.url, token);
+    const r = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fix_progress","arguments":{},"_meta":{"progressToken":${big}}}}`,
+    });
+    const text = await r.text();
+    const notes = text.match(/"method":"notifications\/progress"[^\n]*/g) ?? [];
+    assert.equal(notes.length, 3, text.slice(0, 600));
+    for (const n of notes) assert.match(n, new RegExp(`"progressToken":${big}[,}]`));
+    assert.doesNotMatch(text, /lanegate-id/, 'no stand-in is ever written');
+    assert.match(text, /"id":5[,}]/);
+  });
+
   it('Expect: 100-continue gets 100 only after the token checks out', async () => {
     const body = '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{}}}';
     const head = (auth: string) =>

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exactIdStandIn, exactRequestIdStandIn, restoreExactIds } from '../../src/front/transport/big-ids.js';
+import { exactIdStandIn, exactProgressTokenStandIn, exactRequestIdStandIn, restoreExactIds } from '../../src/front/transport/big-ids.js';
 
 /** The digits a stand-in carries (after its prefix and per-process nonce). */
 const digitsOf = (s: string | undefined): string | undefined => s?.slice(s.indexOf(':') + 1);
@@ -50,5 +50,34 @@ describe("a cancel's requestId beyond 2^53, read exactly (issue 19; review)", ()
     assert.equal(restoreExactIds(lanes), lanes);
     const guessed = JSON.stringify({ id: `\u0000lanegate-id-000000000000000000:${BIG}` });
     assert.equal(restoreExactIds(guessed), guessed);
+  });
+});
+
+describe('a progress token beyond 2^53, read exactly (attack round 10, LOW)', () => {
+  const token = (text: string): string | undefined => digitsOf(exactProgressTokenStandIn(JSON.parse(text), text));
+  it('reads params._meta.progressToken only, the last of duplicates, and leaves safe tokens and strings alone', () => {
+    assert.equal(token(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","_meta":{"progressToken":${BIG}}}}`), BIG);
+    assert.equal(
+      token(
+        `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"progressToken":11111111111111111111,"_meta":{"note":"\\"progressToken\\":2","progressToken":1,"progressToken":-${BIG}}}}`,
+      ),
+      `-${BIG}`,
+    );
+    assert.equal(token('{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":42}}}'), undefined);
+    assert.equal(token(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":"${BIG}"}}}`), undefined);
+    assert.equal(
+      token(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"_meta":{"progressToken":${BIG}}}}}`),
+      undefined,
+    );
+  });
+
+  it('its stand-in is written back as the exact digits in a progress notification', () => {
+    const text = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"progressToken":${BIG}}}}`;
+    const stand = exactProgressTokenStandIn(JSON.parse(text), text) as string;
+    const note = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: stand, progress: 1 } });
+    assert.equal(
+      restoreExactIds(note),
+      `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":${BIG},"progress":1}}`,
+    );
   });
 });

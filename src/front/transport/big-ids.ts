@@ -39,6 +39,19 @@ export const exactRequestIdStandIn = (body: unknown, text: string): string | und
 };
 
 /**
+ * The stand-in for a request's `params._meta.progressToken` that JSON.parse rounded: the lane's
+ * call stream keeps it as the token the lane chose, every progress notification carries it back,
+ * and the written text gets the digits (restoreExactIds), so the lane can match its progress.
+ */
+export const exactProgressTokenStandIn = (body: unknown, text: string): string | undefined => {
+  const meta = (body as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+  const t = meta?.progressToken;
+  if (typeof t !== 'number' || Number.isSafeInteger(t) || !Number.isInteger(t)) return undefined;
+  const digits = integerMember(text, ['params', '_meta', 'progressToken']);
+  return digits === undefined ? undefined : `${MARK}${digits}`;
+};
+
+/**
  * The integer literal at `path` in a JSON object's text (`['id']`: the top-level id;
  * `['params', 'requestId']`: a member of the top-level params object), the LAST such member as
  * JSON.parse keeps it; undefined when it is not an integer literal. Keys are read by depth, so the

@@ -10,7 +10,7 @@ import type { LaneClaims } from '../../auth/tokens.js';
 import { accepts } from './body.js';
 import { boundedBody, hold, paceFor, takeByteTurn } from './request-gate.js';
 import { classifyInbound } from './classify.js';
-import { exactIdStandIn, exactRequestIdStandIn } from './big-ids.js';
+import { exactIdStandIn, exactProgressTokenStandIn, exactRequestIdStandIn } from './big-ids.js';
 import { type Post, rpcError } from './post-context.js';
 import { postModern } from './post-modern.js';
 import { postLegacy } from './post-legacy.js';
@@ -67,6 +67,12 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   // A cancel names such a call by its stand-in too.
   const cancelled = exactRequestIdStandIn(body, text);
   if (cancelled !== undefined) (body as { params: { requestId: unknown } }).params.requestId = cancelled;
+  // So does a progress token beyond 2^53: its notifications go back with the lane's exact digits.
+  const token = exactProgressTokenStandIn(body, text);
+  if (token !== undefined) {
+    (body as { params: { _meta: { progressToken: unknown } } }).params._meta.progressToken = token;
+    c.exactIds = true;
+  }
   const outcome = classifyInbound({
     body,
     protocolVersionHeader: c.req.header('mcp-protocol-version'),
