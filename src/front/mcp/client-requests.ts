@@ -50,7 +50,12 @@ export class ClientRequests {
       else {
         clearTimeout(timer);
         this.waiting.delete(id);
-        reject(new RpcFailure({ code: ERR.methodNotFound, message: `lane has no open stream on which to ask ${method}` }));
+        reject(
+          new RpcFailure({
+            code: ERR.methodNotFound,
+            message: `no client of the lane can be asked ${method}: none has a stream open, or none declared the capability it needs`,
+          }),
+        );
       }
     });
   }
