@@ -6,7 +6,8 @@ import { Sessions } from '../../src/front/mcp/sessions.js';
 import { CallStreams } from '../../src/front/transport/call-streams.js';
 
 const CLAIMS = { lane: 'a', jti: 'j', iat: 1, exp: 2 };
-const TASKS = { tasks: { requests: { sampling: { createMessage: {} } } } };
+/** A client that samples, and runs sampling as a task (it declares both, as the spec has it). */
+const TASKS = { sampling: {}, tasks: { requests: { sampling: { createMessage: {} } } } };
 
 const setup = () => {
   const sessions = new Sessions();
@@ -41,6 +42,17 @@ describe('client-side tasks: pinned to the session that made them', () => {
     assert.deepEqual(sent, []);
   });
 
+  it('a session that did not declare sampling is never asked to sample, as a task or plain', async () => {
+    const { d, open, sent } = setup();
+    open('a', { tasks: { requests: { sampling: { createMessage: {} } } } });
+    open('a', {});
+    await assert.rejects(
+      relayToClient(d, 'h\u0000x', 'a', 'sampling/createMessage', { messages: [], maxTokens: 1, task: { ttl: 5000 } }),
+      /none declared the capability/,
+    );
+    assert.deepEqual(sent, []);
+  });
+
   it('the session that answered with a task gets its polls; the other sessions of the lane never do', async () => {
     const { d, open, sent } = setup();
     const s1 = open('a', TASKS);
@@ -67,7 +79,7 @@ describe('client-side tasks: pinned to the session that made them', () => {
   it('a task is asked of the lane only if every session of it can run one; otherwise the request goes plain', async () => {
     const { d, open, sent } = setup();
     open('a', TASKS);
-    const plain = open('a');
+    const plain = open('a', { sampling: {} });
     const asked = relayToClient(d, 'h\u0000x', 'a', 'sampling/createMessage', { messages: [], maxTokens: 1, task: { ttl: 5000 } });
     assert.equal(sent.length, 2);
     for (const x of sent) assert.equal((x.msg.params as Record<string, unknown>).task, undefined);
