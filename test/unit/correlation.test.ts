@@ -20,6 +20,7 @@ const call = (lane: string, holder: string | undefined, id: RequestId): Cancella
     paramHeaders: undefined,
     tokenId: undefined,
     rawResults: true,
+    routed: undefined,
   };
 };
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { IDLE_MS, type Session, Sessions } from '../../src/front/mcp/sessions.js';
-import { reachLane } from '../../src/front/mcp/client-requests.js';
+import { reachLane, reachSession } from '../../src/front/mcp/client-requests.js';
 import { CallStreams } from '../../src/front/transport/call-streams.js';
 
 const CLAIMS_A = { lane: 'a', jti: 'jti-a', iat: 1, exp: 2 };
@@ -107,13 +107,67 @@ describe("an upstream's request reaches only sessions that declared what it need
     // The call in flight is the sampler's: sampling goes on its stream, and only its session may answer.
     assert.deepEqual(reachLane(streams, sessions, 'a', ask('sampling/createMessage'), false), [sampler.id]);
     assert.equal(call.queue.length, 1);
-    // roots/list passes the sampler's call by, to the GET stream of the session that declared roots.
+    // A request while that call is in flight may be the call's: it goes to no other session (the
+    // sampler did not declare roots, so the upstream hears no).
+    assert.equal(reachLane(streams, sessions, 'a', ask('roots/list'), false), undefined);
+    assert.deepEqual(got.get(roots.id), []);
+    // With no call in flight, a request of the server's own reaches the GET streams of the sessions that declared it.
+    streams.end(call);
     assert.deepEqual(reachLane(streams, sessions, 'a', ask('roots/list'), false), [roots.id]);
-    assert.equal(call.queue.length, 1);
     assert.deepEqual(got.get(bare.id), []);
     assert.deepEqual(
       got.get(roots.id)?.map((m) => m.method),
       ['roots/list'],
     );
+  });
+
+  it("one session's request never reaches another session: calls of two sessions to one server in flight, it is refused (attack round 11)", () => {
+    const { sessions, streams, got, open } = setUp();
+    const x = open({ sampling: {} });
+    const y = open({ sampling: {} });
+    const cx = streams.start('a', undefined, true, true, x.id);
+    const cy = streams.start('a', undefined, true, true, y.id);
+    cx.server = 'every';
+    cy.server = 'every';
+    assert.equal(reachLane(streams, sessions, 'a', ask('sampling/createMessage'), false, 'every'), undefined, 'cannot be told to one');
+    assert.deepEqual([cx.queue, cy.queue, got.get(x.id), got.get(y.id)], [[], [], [], []]);
+    // Their calls went to different servers: each server's request is its own session's.
+    cy.server = 'fix';
+    assert.deepEqual(reachLane(streams, sessions, 'a', ask('sampling/createMessage'), false, 'every'), [x.id]);
+    assert.deepEqual(reachLane(streams, sessions, 'a', ask('sampling/createMessage'), false, 'fix'), [y.id]);
+    assert.deepEqual([cx.queue.length, cy.queue.length], [1, 1]);
+  });
+
+  it('a call of a session that declared nothing is not served by another session that did (its data stays its own)', () => {
+    const { sessions, streams, got, open } = setUp();
+    const bare = open({});
+    const other = open({ sampling: {}, elicitation: {} });
+    streams.start('a', undefined, true, true, bare.id).server = 'every';
+    for (const m of ['sampling/createMessage', 'elicitation/create'])
+      assert.equal(reachLane(streams, sessions, 'a', ask(m), false, 'every'), undefined, m);
+    assert.deepEqual(got.get(other.id), [], "nothing on the other session's GET stream");
+  });
+
+  it('a 2026-07-28 call that declared nothing: the request goes to no handshake-era session either (attack round 11)', () => {
+    const { sessions, streams, got, open } = setUp();
+    const legacy = open({ sampling: {} });
+    const modern = streams.start('a', undefined, false, false);
+    modern.caps = {};
+    assert.equal(reachLane(streams, sessions, 'a', ask('sampling/createMessage'), true, 'every'), undefined);
+    assert.equal(modern.missingCapability, 'sampling', 'the modern call is told what it lacks');
+    assert.deepEqual(got.get(legacy.id), []);
+  });
+
+  it("the input a call's upstream asks for goes to that call's session only", () => {
+    const { sessions, streams, got, open } = setUp();
+    const mine = open({ elicitation: {} });
+    const other = open({ elicitation: {} });
+    const call = streams.start('a', undefined, true, true, mine.id);
+    streams.start('a', undefined, true, true, other.id);
+    assert.deepEqual(reachSession(streams, sessions, 'a', mine.id, ask('elicitation/create')), [mine.id]);
+    assert.equal(call.queue.length, 1);
+    assert.deepEqual(got.get(other.id), []);
+    const plain = open({});
+    assert.equal(reachSession(streams, sessions, 'a', plain.id, ask('elicitation/create')), undefined, 'it did not declare it');
   });
 });

@@ -42,6 +42,11 @@ export interface CallContext {
   readonly tokenId: string | undefined;
   /** The caller takes a forwarded call's result on as text (Dispatched.raw) when it can. */
   readonly rawResults: boolean;
+  /**
+   * Told the server a forwarded request goes to, before it is sent: a handshake-era call's stream
+   * learns which upstream may ask its client something (client-requests.ts reachLane).
+   */
+  readonly routed: ((server: string) => void) | undefined;
 }
 
 /** A call a lane may cancel while it runs: its context, with the controller its signal belongs to. */
@@ -62,4 +67,5 @@ export const holderContext = (lane: string, era: Era, holder: string): CallConte
   paramHeaders: undefined,
   tokenId: undefined,
   rawResults: false,
+  routed: undefined,
 });

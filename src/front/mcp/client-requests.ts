@@ -53,7 +53,7 @@ export class ClientRequests {
         reject(
           new RpcFailure({
             code: ERR.methodNotFound,
-            message: `no client of the lane can be asked ${method}: none has a stream open, or none declared the capability it needs`,
+            message: `no client of the lane can be asked ${method}: none has a stream open, none declared the capability it needs, or calls of several sessions are in flight and the request cannot be told to one`,
           }),
         );
       }
@@ -126,6 +126,8 @@ export const reachLane = (
   lane: string,
   msg: Record<string, unknown>,
   modernInput: boolean,
+  /** The server asking (undefined: any server's calls count). */
+  server?: string,
 ): readonly string[] | undefined => {
   // Only to sessions that declared what the request needs (the spec: a server does not send a
   // client requests of a capability it did not declare; a session that declared `capabilities: {}`
@@ -133,13 +135,48 @@ export const reachLane = (
   const need = CAPABILITY_OF[String(msg.method)];
   const declares = (holder: string | undefined): boolean =>
     need === undefined || (holder !== undefined && sessions.declares(holder, lane, need));
-  const call = streams.deliverTo(lane, undefined, msg, true, (s) => declares(s.holder));
-  if (call) return call.holder !== undefined ? [call.holder] : [];
+  // A request during a call is that call's, and carries its data (a prompt, a form), but a stdio
+  // server's request names no call. So it goes only to the one session whose calls to this server
+  // are in flight, on its call's stream; with calls of several sessions in flight it cannot be told
+  // to one and is refused, and it never passes to another session (attack round 11: one session's
+  // prompt was written to another's stream, and that session's answer became its result).
+  const calls = streams.legacyCalls(lane, server);
+  if (calls.length > 0) {
+    const holders = new Set(calls.map((s) => s.holder));
+    const [only] = holders;
+    if (holders.size !== 1 || only === undefined || !declares(only)) return undefined;
+    const call = streams.deliverTo(lane, undefined, msg, true, (s) => s.holder === only && calls.includes(s));
+    return call ? [only] : undefined;
+  }
   // 2026-07-28 has no client-side tasks: a 2026-07-28 lane is asked the request itself, and answers it.
-  if (modernInput && streams.deliverInput(lane, withoutTask(msg) as { id: string; method: string; params: Record<string, unknown> }))
-    return [MODERN_CALL];
+  if (modernInput) {
+    const put = streams.deliverInput(lane, withoutTask(msg) as { id: string; method: string; params: Record<string, unknown> });
+    if (put === 'delivered') return [MODERN_CALL];
+    if (put === 'refused') return undefined;
+  }
+  // No call in flight: a request of the server's own (roots/list at start-up) goes to the GET
+  // streams of the sessions that declared what it needs.
   const reached = sessions.notifyLaneSessions(lane, msg, (s) => declares(s.id));
   return reached.length > 0 ? reached : undefined;
+};
+
+/**
+ * A request the front makes of the client of ONE call (a 2026-07-28 upstream's input_required
+ * answered by a handshake-era lane): on that session's call stream, if it declared what it needs.
+ */
+export const reachSession = (
+  streams: CallStreams,
+  sessions: Sessions,
+  lane: string,
+  holder: string | undefined,
+  msg: Record<string, unknown>,
+): readonly string[] | undefined => {
+  const need = CAPABILITY_OF[String(msg.method)];
+  if (holder === undefined || (need !== undefined && !sessions.declares(holder, lane, need))) return undefined;
+  const call = streams.deliverTo(lane, undefined, msg, true, (s) => s.holder === holder);
+  if (call) return [holder];
+  const reached = sessions.notifyHolder(lane, holder, msg);
+  return reached ?? undefined;
 };
 
 /** The client capability each server-to-client request needs. */

@@ -91,7 +91,7 @@ export const relayToClient = (
       lane,
       method,
       params,
-      (msg) => reachLane(d.streams, d.sessions, lane, asTask ? msg : withoutTask(msg), true),
+      (msg) => reachLane(d.streams, d.sessions, lane, asTask ? msg : withoutTask(msg), true, origin.slice(origin.indexOf('\u0000') + 1)),
       300_000,
       (holder) => {
         answeredBy = holder;

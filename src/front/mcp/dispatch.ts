@@ -165,6 +165,7 @@ const forward = async (
   const lane = x.lane;
   const params = req.params ?? {};
   const { server, hostKey, target, timeoutMs } = plan;
+  x.routed?.(server);
   const started = process.hrtime.bigint();
   const seconds = (): number => Number(process.hrtime.bigint() - started) / 1e9;
   const caller: CallerBlock = {

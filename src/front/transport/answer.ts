@@ -2,7 +2,7 @@ import { type Exchange, type Replied, whenClosed } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { pumpSse } from './sse-pump.js';
 import { answerModern } from './answer-modern.js';
-import { reachLane } from '../mcp/client-requests.js';
+import { reachSession } from '../mcp/client-requests.js';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { withCallToken } from './call-streams.js';
 import { CALL_METHODS, type Dispatched, dispatch, parsedResult } from '../mcp/dispatch.js';
@@ -44,8 +44,9 @@ const dispatchLegacy = async (d: McpHttpDeps, x: CallContext, req: RpcRequest): 
     const inputs = (r.result.inputRequests ?? {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
     const entries = await Promise.all(
       Object.entries(inputs).map(async ([k, v]) => {
+        // The input is this call's: asked of its own session only.
         const answer = await d.calls.clientRequests.ask(lane, v.method, v.params ?? {}, (msg) =>
-          reachLane(d.calls.streams, d.sessions, lane, msg, false),
+          reachSession(d.calls.streams, d.sessions, lane, x.holder, msg),
         );
         return [k, answer] as const;
       }),
@@ -123,7 +124,11 @@ const answerLegacyCall = async (
   const meta = req.params?._meta as Record<string, unknown> | undefined;
   const wantsLogs = session !== undefined || meta?.['io.modelcontextprotocol/logLevel'] !== undefined;
   const s = d.calls.streams.start(x.lane, progressTokenOf(meta), session !== undefined, wantsLogs, session);
-  const done = dispatchLegacy(d, x, withCallToken(req, s)).finally(release);
+  // The stream learns which server the call went to: only that server's requests may reach it.
+  const routed = (server: string): void => {
+    s.server = server;
+  };
+  const done = dispatchLegacy(d, { ...x, routed }, withCallToken(req, s)).finally(release);
   const first = await Promise.race([done, s.first.then(() => undefined)]);
   if (first) {
     d.calls.streams.end(s);

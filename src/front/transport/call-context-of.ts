@@ -33,5 +33,6 @@ export const callContextOf = (p: Post, req: RpcRequest, session: string | undefi
     // A call's result stays the host's text: a handshake-era lane gets it as it is, a 2026-07-28
     // lane gets it spliced into the revision's result shape (modern-result.ts).
     rawResults: true,
+    routed: undefined,
   };
 };

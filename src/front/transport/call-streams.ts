@@ -18,6 +18,8 @@ export interface CallStream {
   readonly legacy: boolean;
   /** The session of a legacy call: the only one that may answer a request sent on its stream. */
   readonly holder?: string;
+  /** The server its request was routed to (CallContext.routed), once known. */
+  server?: string;
   /** Log lines go only to calls that asked for them (a legacy session, or a modern logLevel in _meta). */
   readonly logs: boolean;
   /** Server-to-client requests waiting to be turned into input_required (modern calls). */
@@ -88,23 +90,36 @@ export class CallStreams {
     if (s.token !== undefined) this.byToken.delete(s.token);
   }
 
-  /** A server-to-client request for a MODERN call of the lane: queued for an input_required answer. */
-  deliverInput(lane: string, msg: { id: string; method: string; params: Record<string, unknown> }): boolean {
+  /**
+   * A server-to-client request for a MODERN call of the lane: queued for an input_required answer
+   * ('delivered'); 'refused' when the call did not declare what it needs (it is answered that it is
+   * missing; the request goes to no one else: it carries that call's data); 'none' when the lane
+   * has no modern call in flight.
+   */
+  deliverInput(lane: string, msg: { id: string; method: string; params: Record<string, unknown> }): 'delivered' | 'refused' | 'none' {
     let target: CallStream | undefined;
     for (const s of this.byLane.get(lane) ?? []) if (!s.legacy) target = s;
-    if (!target) return false;
+    if (!target) return 'none';
     const need = msg.method === 'sampling/createMessage' ? 'sampling' : msg.method === 'elicitation/create' ? 'elicitation' : 'roots';
     if (target.caps?.[need] === undefined) {
       // Servers ask roots/list unprompted (at start-up, on a hunch): that is no reason to fail the
       // call in flight, so the upstream hears "no" instead. Sampling and elicitation come from the call.
-      if (need === 'roots') return false;
+      if (need === 'roots') return 'refused';
       target.missingCapability = need;
       target.wake();
-      return false;
+      return 'refused';
     }
     target.inputs.push(msg);
     target.wake();
-    return true;
+    return 'delivered';
+  }
+
+  /** The lane's handshake-era calls in flight that `server` may be asking for (a call not yet routed counts for every server). */
+  legacyCalls(lane: string, server?: string): CallStream[] {
+    const out: CallStream[] = [];
+    for (const s of this.byLane.get(lane) ?? [])
+      if (s.legacy && (server === undefined || s.server === undefined || s.server === server)) out.push(s);
+    return out;
   }
 
   /** Re-attaches a parked call's stream when its retry arrives. */
