@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fixtureTwoLanes, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
@@ -147,6 +148,30 @@ describe('edge hardening: one rule for every spelling, nothing of lanegate reach
       body: `{"jsonrpc":"2.0","id":-${big},"method":"tools/list"}`,
     });
     assert.match(await legacy.text(), new RegExp(`"id":-${big}[,}]`));
+  });
+
+  it('small chunked bodies (no Content-Length) take no byte turn: two chunked calls in flight do not hold the next (attack round 11)', async () => {
+    const h = await legacySession(gw.url, token);
+    /** A POST whose body goes out chunked (written, then ended: no Content-Length), resolving with its status and time. */
+    const chunked = (body: unknown): Promise<{ status: number; ms: number }> =>
+      new Promise((resolve, reject) => {
+        const t0 = Date.now();
+        const req = request(url, { method: 'POST', headers: h }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: Date.now() - t0 }));
+        });
+        req.on('error', reject);
+        req.write(JSON.stringify(body));
+        req.end();
+      });
+    const slow = [1, 2].map((i) =>
+      chunked({ jsonrpc: '2.0', id: 100 + i, method: 'tools/call', params: { name: 'fix_sleep', arguments: { ms: 3000 } } }),
+    );
+    await new Promise((r) => setTimeout(r, 300));
+    const quick = await chunked({ jsonrpc: '2.0', id: 103, method: 'tools/call', params: { name: 'fix_echo', arguments: { text: 'q' } } });
+    assert.equal(quick.status, 200);
+    assert.ok(quick.ms < 1500, `the third chunked call waited ${quick.ms} ms behind two chunked calls in flight`);
+    for (const s of await Promise.all(slow)) assert.equal(s.status, 200);
   });
 
   it('a progress token beyond 2^53 comes back exactly on every progress notification', async () => {

@@ -5,13 +5,56 @@ import { decodeUtf8 } from '../../rpc/parts.js';
 /** `drained`: the whole oversized body was read (and discarded), so the connection may be kept. */
 export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true; drained: boolean };
 
+/** The first bytes of a body read before the rest (peekBody): `ended` when they are all of it. */
+export interface BodyHead {
+  chunks: Buffer[];
+  ended: boolean;
+}
+
+/**
+ * Reads a body of unknown length (chunked) until it ends or passes `limit` bytes, then pauses it:
+ * whether it is small is known before it takes a turn by its size. Undefined when the client went away.
+ */
+export const peekBody = (incoming: IncomingMessage, limit: number): Promise<BodyHead | undefined> =>
+  new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let n = 0;
+    const finish = (r: BodyHead | undefined): void => {
+      incoming.off('data', onData);
+      incoming.off('end', onEnd);
+      incoming.off('error', onGone);
+      incoming.off('close', onGone);
+      resolve(r);
+    };
+    const onData = (chunk: Buffer): void => {
+      chunks.push(chunk);
+      n += chunk.length;
+      if (n <= limit) return;
+      incoming.pause();
+      finish({ chunks, ended: false });
+    };
+    const onEnd = (): void => finish({ chunks, ended: true });
+    const onGone = (): void => finish(undefined);
+    if (incoming.destroyed) return onGone();
+    incoming.on('data', onData);
+    incoming.on('end', onEnd);
+    incoming.on('error', onGone);
+    incoming.on('close', onGone);
+  });
+
 /**
  * Reads a request body, counting bytes AS THEY ARRIVE, whatever Content-Length said (or did not
  * say, for a chunked body). Past `max` nothing more is kept: the rest is read and discarded so the
  * client gets a clean 413, but only up to `drainCap` bytes in all; past that the caller answers and
  * closes the connection. Memory held is at most `max` bytes either way.
  */
-export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math.max(8 * max, 32 * 1024 * 1024)): Promise<BodyRead> =>
+export const readBody = (
+  incoming: IncomingMessage,
+  max: number,
+  drainCap = Math.max(8 * max, 32 * 1024 * 1024),
+  /** What peekBody read already. */
+  head?: BodyHead,
+): Promise<BodyRead> =>
   new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let n = 0;
@@ -41,11 +84,14 @@ export const readBody = (incoming: IncomingMessage, max: number, drainCap = Math
       finish(n <= max ? { ok: true, text: decodeUtf8(Buffer.concat(chunks, n)) } : { ok: false, tooLarge: true, drained: true });
     // A client gone before its body ended (or before this read began) leaves nothing to wait for.
     const onError = (): void => finish({ ok: false, tooLarge: true, drained: false });
+    for (const chunk of head?.chunks ?? []) onData(chunk);
+    if (head?.ended) return onEnd();
     if (incoming.destroyed) return onError();
     incoming.on('data', onData);
     incoming.on('end', onEnd);
     incoming.on('error', onError);
     incoming.on('close', onError);
+    if (head) incoming.resume();
   });
 
 /** Loop iterations of the depth check between two of its steps (~1-2 ms of dense escapes). */

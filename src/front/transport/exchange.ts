@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hold } from './send-budget.js';
+import type { BodyHead } from './body.js';
 import { PACE_SLICE, writePaced } from './paced-write.js';
 import { charsOf, type Parts } from '../../rpc/parts.js';
 import { restoreExactIds } from './big-ids.js';
@@ -44,6 +45,8 @@ export class Exchange {
   pace: Pace | undefined;
   /** The request's id stood in for an integer beyond 2^53: answers get its digits back (big-ids.ts). */
   exactIds = false;
+  /** The first bytes of a chunked body, read to tell whether it is large (request-gate.ts takeByteTurn). */
+  bodyHead: BodyHead | undefined;
 
   /** Request headers, read the way Hono's c.req.header() read them. */
   readonly req = {

@@ -5,7 +5,7 @@ import { ERR } from '../../rpc/jsonrpc.js';
 import { BYTE_TURN_MIN } from './byte-turns.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { LARGE_LINE } from '../../rpc/peer.js';
-import { accepts, isJsonContentType, jsonDepthOver, jsonDepthOverPaced, readBody } from './body.js';
+import { accepts, isJsonContentType, jsonDepthOver, jsonDepthOverPaced, peekBody, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import type { LoadKind, LoadRefusal } from './lane-load.js';
 
@@ -110,7 +110,16 @@ export { BYTE_TURN_MIN } from './byte-turns.js';
  * (giving up its place if the client goes). The turn ends when the response closes.
  */
 export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
-  const declared = Number(c.req.header('content-length'));
+  const length = c.req.header('content-length');
+  const declared = length === undefined ? Number.NaN : Number(length);
+  if (length === undefined) {
+    // A chunked body says nothing of its size: its first BYTE_TURN_MIN bytes are read first, and
+    // one that ends there is small (an answer, a cancel) and takes no turn. Counted as the largest
+    // body for its whole call, two small chunked calls in flight held every request of the lane
+    // behind them, the answers they were waiting for too, until callTimeout (attack round 11, F3).
+    c.bodyHead = await peekBody(c.incoming, BYTE_TURN_MIN);
+    if (!c.bodyHead || c.bodyHead.ended) return undefined;
+  }
   const bytes = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
   // A body too large to accept takes no turn: the body check refuses it at once with 413.
   if (bytes <= BYTE_TURN_MIN || declared > d.policy().gateway.maxBodyBytes) return undefined;
@@ -177,7 +186,7 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
   // A client that waits for 100-continue has sent no body: one declared past the bound is refused
   // at once (it was never invited). Any other oversized body is drained, so its client reads a clean 413.
   if (Number(c.req.header('content-length')) > max && /100-continue/i.test(c.req.header('expect') ?? '')) return tooLarge(c, max, true);
-  const r = await readBody(c.incoming, max);
+  const r = await readBody(c.incoming, max, undefined, c.bodyHead);
   if (!r.ok) return tooLarge(c, max, !r.drained);
   const text = r.text;
   if (text.length > LARGE_LINE) largeText().note(text.length);
