@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 /**
  * Progress tokens are the CLIENT's choice, so two lanes may pick the same one. The front mints a
  * gateway-unique token for each call (front/transport/call-streams.ts, `lgp-N`) and the host sends
@@ -29,7 +30,6 @@ export class ProgressTokens {
    * is dropped; only a token never handed out here stays unattributable.
    */
   private readonly retired = new Map<string, { lane: string; child: string | undefined }>();
-  private next = 1;
 
   /**
    * The token to send upstream for this call, or undefined when the lane asked for no progress.
@@ -39,7 +39,8 @@ export class ProgressTokens {
     if (typeof token !== 'string' && typeof token !== 'number') return undefined;
     let mine = typeof token === 'string' && token.startsWith(FRONT_MINTED) ? token : undefined;
     // Bounded: each pass skips one token held by a call in flight.
-    while (mine === undefined || this.owners.has(mine)) mine = `${FRONT_MINTED}h${this.next++}`;
+    // Random, as the front's are: a counter would let an upstream count the host's other calls.
+    while (mine === undefined || this.owners.has(mine)) mine = `${FRONT_MINTED}h${randomUUID()}`;
     this.owners.set(mine, child === undefined ? { lane, token } : { lane, token, child });
     this.retired.delete(mine);
     return mine;

@@ -96,7 +96,11 @@ describe('request-scoped notifications reach only the call they belong to', () =
           progress.every((m) => (m.params as { progressToken: string }).progressToken === 'same-token'),
           'with the token the lane chose',
         );
-        assert.match(JSON.stringify(msgs.at(-1)?.result), /done with lgp-\d+/, "the upstream saw a gateway-unique token, not the lane's");
+        assert.match(
+          JSON.stringify(msgs.at(-1)?.result),
+          /done with lgp-[0-9a-f-]+/,
+          "the upstream saw a gateway-unique token, not the lane's",
+        );
       }
       const rev = await op('/api/servers');
       const rows = ((await rev.json()) as { servers: { server: string; placement: string; hazards: unknown[] }[] }).servers;

@@ -81,3 +81,18 @@ describe('a progress token beyond 2^53, read exactly (attack round 10, LOW)', ()
     );
   });
 });
+
+describe('integers of up to 308 digits, read exactly (attack round 11, LOW)', () => {
+  it('an id or a progress token of 100 or 308 digits gets its digits, and two such ids stay two', () => {
+    for (const n of [100, 308]) {
+      const big = `1${'0'.repeat(n - 2)}1`;
+      const text = `{"jsonrpc":"2.0","id":${big},"method":"tools/call","params":{"_meta":{"progressToken":-${big}}}}`;
+      assert.equal(digitsOf(exactIdStandIn(JSON.parse(text), text)), big, `${n}-digit id`);
+      assert.equal(digitsOf(exactProgressTokenStandIn(JSON.parse(text), text)), `-${big}`, `${n}-digit token`);
+    }
+    const a = `1${'0'.repeat(98)}1`;
+    const b = `1${'0'.repeat(98)}2`;
+    const stand = (x: string) => exactIdStandIn(JSON.parse(`{"id":${x}}`), `{"id":${x}}`);
+    assert.notEqual(stand(a), stand(b), 'JSON.parse makes them one number; their stand-ins stay two');
+  });
+});

@@ -122,7 +122,7 @@ describe('progress tokens: minted once, at the front', () => {
     const t = new Correlation();
     const s1 = t.streams.start('a', 'same', true, true, 's1');
     const s2 = t.streams.start('a', 'same', true, true, 's2');
-    assert.match(String(s1.token), /^lgp-\d+$/);
+    assert.match(String(s1.token), /^lgp-[0-9a-f-]{36}$/, 'random: an upstream cannot count other calls by it');
     assert.notEqual(s1.token, s2.token, 'two holders choosing one token get two');
     assert.equal(
       t.streams.deliver('b', s2.token, { method: 'notifications/progress', params: { progress: 1 } }),
@@ -145,9 +145,9 @@ describe('progress tokens: minted once, at the front', () => {
     assert.notEqual(clash, 'lgp-7', 'a token held by a call in flight is never shared');
     assert.deepEqual(p.owner(clash), { lane: 'b', token: 'lgp-7' });
     const own = p.track('a', 'lane-chosen');
-    assert.match(String(own), /^lgp-h\d+$/, "a lane's own token never reaches the upstream");
+    assert.match(String(own), /^lgp-h[0-9a-f-]{36}$/, "a lane's own token never reaches the upstream");
     assert.deepEqual(p.owner(own), { lane: 'a', token: 'lane-chosen' });
-    assert.match(String(p.track('a', 5)), /^lgp-h\d+$/);
+    assert.match(String(p.track('a', 5)), /^lgp-h[0-9a-f-]{36}$/);
     assert.equal(p.track('a', undefined), undefined);
     p.release('lgp-7');
     assert.equal(p.owner('lgp-7'), undefined);

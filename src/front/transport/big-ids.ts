@@ -57,6 +57,13 @@ export const exactProgressTokenStandIn = (body: unknown, text: string): string |
  * JSON.parse keeps it; undefined when it is not an integer literal. Keys are read by depth, so the
  * same name nested anywhere else (in _meta, inside a string) is not it. One linear pass.
  */
+/**
+ * The longest integer literal read exactly (digits, a sign, spaces around): past 308 digits
+ * JSON.parse gives Infinity and the message is refused; 80 (as before) left 65 to 308 digits
+ * rounded, and two such ids collided (attack round 11).
+ */
+const INTEGER_CHARS = 400;
+
 const integerMember = (text: string, path: readonly string[]): string | undefined => {
   let depth = 0;
   let key: string | undefined;
@@ -75,7 +82,7 @@ const integerMember = (text: string, path: readonly string[]): string | undefine
       if (text[k] !== ':') continue;
       key = s;
       if (depth === path.length && inside === path.length - 1 && s === path[path.length - 1])
-        found = /^\s*(-?\d+)(?=\s*[,}])/.exec(text.slice(k + 1, k + 80))?.[1];
+        found = /^\s*(-?\d+)(?=\s*[,}])/.exec(text.slice(k + 1, k + 1 + INTEGER_CHARS))?.[1];
       continue;
     }
     if (c === 123 || c === 91) {

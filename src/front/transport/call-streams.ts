@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { enqueue } from './sse-pump.js';
 
 /**
@@ -50,7 +51,6 @@ export class CallStreams {
   private readonly byLane = new Map<string, Set<CallStream>>();
   /** Open call streams by the progress token minted for them. */
   private readonly byToken = new Map<string, CallStream>();
-  private next = 1;
 
   /** Opens a call's stream; `laneToken` is the progress token the lane chose, if any. */
   start(lane: string, laneToken: string | number | undefined, legacy = true, logs = legacy, holder?: string): CallStream {
@@ -60,7 +60,9 @@ export class CallStreams {
     });
     const s: CallStream = {
       lane,
-      ...(laneToken !== undefined ? { token: `${PROGRESS_PREFIX}${this.next++}`, laneToken } : {}),
+      // Random, not counted: an upstream sees the tokens it is sent, and a counter shared by every
+      // lane let it count other lanes' calls (attack round 11, INFO).
+      ...(laneToken !== undefined ? { token: `${PROGRESS_PREFIX}${randomUUID()}`, laneToken } : {}),
       legacy,
       logs,
       ...(holder !== undefined ? { holder } : {}),
