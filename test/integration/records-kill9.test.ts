@@ -47,32 +47,36 @@ const runAndKill = (stateDir: string, start: number, delayMs: number): Promise<s
 /**
  * One state dir's share of the kills: the writer run and killed again and again, each run told to
  * go on from past the last acknowledged observation. Returns what was acknowledged and where the
- * next run would start.
+ * next run would start. At least `kills` kills, and more (up to twice as many) until more than
+ * `kills` observations were acknowledged: on a slow moment of the machine a run acknowledges less
+ * before its kill (94 and 97 in 100 kills, against ~200 usually), and the test must still have
+ * killed the writer amid that many acknowledged writes.
  */
-const killChain = async (stateDir: string, kills: number, seed: number): Promise<{ acked: number[]; start: number }> => {
+const killChain = async (stateDir: string, kills: number, seed: number): Promise<{ acked: number[]; start: number; killed: number }> => {
   const next = rng(seed);
   const acked: number[] = [];
   let start = 0;
-  for (let k = 0; k < kills; k += 1) {
+  let k = 0;
+  for (; (k < kills || acked.length <= kills) && k < 2 * kills; k += 1) {
     const out = await runAndKill(stateDir, start, Math.floor(next() * 40));
     assert.doesNotMatch(out, /CORRUPT/, `run ${k} found a records file it could not read:\n${out}`);
     for (const m of out.matchAll(/^ack (\d+)$/gm)) acked.push(Number(m[1]));
     start = (acked.at(-1) ?? start) + 1 + 1000; // never reuse a name an unacknowledged write may have used
   }
-  return { acked, start };
+  return { acked, start, killed: k };
 };
 
 /** The kills run in this many state dirs side by side (a writer each; the file runs on a machine otherwise quiet). */
 const CHAINS = 2;
 
 describe('records survive kill -9 during writes', () => {
-  it(`${KILLS} SIGKILLs mid-write: every file parses, nothing acknowledged is lost, no temp file is left`, async (t) => {
+  it(`at least ${KILLS} SIGKILLs mid-write: every file parses, nothing acknowledged is lost, no temp file is left`, async (t) => {
     const dirs = Array.from({ length: CHAINS }, (_, c) => tempDir(`kill9-${c}`));
     const chains = await Promise.all(dirs.map((d, c) => killChain(d, KILLS / CHAINS, 42 + c)));
-    for (const [c, { acked, start }] of chains.entries()) {
+    for (const [c, { acked, start, killed }] of chains.entries()) {
       const stateDir = dirs[c] as string;
       assert.ok(acked.length > KILLS / CHAINS, `the writer made progress (${acked.length} acknowledged in ${stateDir})`);
-      t.diagnostic(`${KILLS / CHAINS} kills, ${acked.length} observations acknowledged (each a hazard, a verdict and a guard record)`);
+      t.diagnostic(`${killed} kills, ${acked.length} observations acknowledged (each a hazard, a verdict and a guard record)`);
       const records = path.join(stateDir, 'records');
       const ledger = JSON.parse(readFileSync(path.join(records, 'observed-hazards.json'), 'utf8')) as { servers: Record<string, unknown> };
       const verdicts = JSON.parse(readFileSync(path.join(records, 'shareability-verdicts.json'), 'utf8')) as {
