@@ -42,40 +42,25 @@ describe('MRTR and listen on one gateway', () => {
       const [key, ask] = Object.entries(r1.inputRequests)[0] ?? [];
       assert.equal(ask?.method, 'sampling/createMessage');
       const answer = { role: 'assistant', model: 'm', content: { type: 'text', text: 'seven' } };
-      const stolen = await modernPost(gw.url, tb, 2, 'tools/call', {
-        name: 'fix_ask',
-        arguments: {},
-        requestState: r1.requestState,
-        inputResponses: { [String(key)]: answer },
-        _meta: withCaps,
-      });
+      /** The retry of the call, with the answer, under `token` and the requestState given. */
+      const retry = (token: string, id: number, requestState: string) =>
+        modernPost(gw.url, token, id, 'tools/call', {
+          name: 'fix_ask',
+          arguments: {},
+          requestState,
+          inputResponses: { [String(key)]: answer },
+          _meta: withCaps,
+        });
+      const stolen = await retry(tb, 2, r1.requestState);
       assert.equal(stolen.status, 400, "another lane's requestState is refused");
       assert.match(String((stolen.json?.error as { message?: string } | undefined)?.message), /another lane/);
-      const tampered = await modernPost(gw.url, ta, 3, 'tools/call', {
-        name: 'fix_ask',
-        arguments: {},
-        requestState: `${r1.requestState}x`,
-        inputResponses: { [String(key)]: answer },
-        _meta: withCaps,
-      });
+      const tampered = await retry(ta, 3, `${r1.requestState}x`);
       assert.equal(tampered.status, 400);
       assert.match(String((tampered.json?.error as { message?: string } | undefined)?.message), /integrity/);
-      const done = await modernPost(gw.url, ta, 4, 'tools/call', {
-        name: 'fix_ask',
-        arguments: {},
-        requestState: r1.requestState,
-        inputResponses: { [String(key)]: answer },
-        _meta: withCaps,
-      });
+      const done = await retry(ta, 4, r1.requestState);
       assert.equal((done.json?.result as { resultType?: string } | undefined)?.resultType, 'complete');
       assert.match(textOf(done.json?.result), /seven/);
-      const replay = await modernPost(gw.url, ta, 5, 'tools/call', {
-        name: 'fix_ask',
-        arguments: {},
-        requestState: r1.requestState,
-        inputResponses: { [String(key)]: answer },
-        _meta: withCaps,
-      });
+      const replay = await retry(ta, 5, r1.requestState);
       assert.equal(replay.status, 400, 'a requestState is one-shot');
     });
 

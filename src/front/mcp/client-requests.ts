@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ERR, RpcFailure } from '../../rpc/jsonrpc.js';
-import type { CallStreams } from '../transport/call-streams.js';
+import { type CallStreams, capabilityFor } from '../transport/call-streams.js';
 import type { Sessions } from './sessions.js';
 
 /** Who may answer: the sessions the request reached, or the 2026-07-28 call it was put to (MODERN_CALL). */
@@ -132,7 +132,7 @@ export const reachLane = (
   // Only to sessions that declared what the request needs (the spec: a server does not send a
   // client requests of a capability it did not declare; a session that declared `capabilities: {}`
   // was sent roots/list after a child's restart, attack round 10). None: the upstream hears "no".
-  const need = CAPABILITY_OF[String(msg.method)];
+  const need = capabilityFor(String(msg.method));
   const declares = (holder: string | undefined): boolean =>
     need === undefined || (holder !== undefined && sessions.declares(holder, lane, need));
   // A request during a call is that call's, and carries its data (a prompt, a form), but a stdio
@@ -145,7 +145,7 @@ export const reachLane = (
     const holders = new Set(calls.map((s) => s.holder));
     const [only] = holders;
     if (holders.size !== 1 || only === undefined || !declares(only)) return undefined;
-    const call = streams.deliverTo(lane, undefined, msg, true, (s) => s.holder === only && calls.includes(s));
+    const call = streams.deliverTo(lane, undefined, msg, true, (s) => calls.includes(s));
     return call ? [only] : undefined;
   }
   // 2026-07-28 has no client-side tasks: a 2026-07-28 lane is asked the request itself, and answers it.
@@ -171,17 +171,10 @@ export const reachSession = (
   holder: string | undefined,
   msg: Record<string, unknown>,
 ): readonly string[] | undefined => {
-  const need = CAPABILITY_OF[String(msg.method)];
+  const need = capabilityFor(String(msg.method));
   if (holder === undefined || (need !== undefined && !sessions.declares(holder, lane, need))) return undefined;
   const call = streams.deliverTo(lane, undefined, msg, true, (s) => s.holder === holder);
   if (call) return [holder];
   const reached = sessions.notifyHolder(lane, holder, msg);
   return reached ?? undefined;
-};
-
-/** The client capability each server-to-client request needs. */
-const CAPABILITY_OF: Record<string, string | undefined> = {
-  'sampling/createMessage': 'sampling',
-  'elicitation/create': 'elicitation',
-  'roots/list': 'roots',
 };

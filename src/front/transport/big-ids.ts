@@ -16,13 +16,16 @@ const MARK = `\u0000lanegate-id-${NONCE}:`;
 /** The stand-in as JSON.stringify writes it (the NUL escaped), with its digits. */
 const WRITTEN = new RegExp(`"\\\\u0000lanegate-id-${NONCE}:(-?\\d+)"`, 'g');
 
-/** The stand-in id for a message whose id JSON.parse rounded, or undefined when its id is exact. */
-export const exactIdStandIn = (body: unknown, text: string): string | undefined => {
-  const id = (body as { id?: unknown } | null)?.id;
-  if (typeof id !== 'number' || Number.isSafeInteger(id) || !Number.isInteger(id)) return undefined;
-  const digits = integerMember(text, ['id']);
+/** The stand-in for `v`, the value at `path` in the text, when JSON.parse rounded it (an integer beyond 2^53). */
+const standInAt = (v: unknown, text: string, path: readonly string[]): string | undefined => {
+  if (typeof v !== 'number' || Number.isSafeInteger(v) || !Number.isInteger(v)) return undefined;
+  const digits = integerMember(text, path);
   return digits === undefined ? undefined : `${MARK}${digits}`;
 };
+
+/** The stand-in id for a message whose id JSON.parse rounded, or undefined when its id is exact. */
+export const exactIdStandIn = (body: unknown, text: string): string | undefined =>
+  standInAt((body as { id?: unknown } | null)?.id, text, ['id']);
 
 /**
  * The stand-in for a notifications/cancelled's `requestId` that JSON.parse rounded: the call it
@@ -31,11 +34,7 @@ export const exactIdStandIn = (body: unknown, text: string): string | undefined 
  */
 export const exactRequestIdStandIn = (body: unknown, text: string): string | undefined => {
   const b = body as { method?: unknown; params?: { requestId?: unknown } } | null;
-  const id = b?.params?.requestId;
-  if (b?.method !== 'notifications/cancelled' || typeof id !== 'number' || Number.isSafeInteger(id) || !Number.isInteger(id))
-    return undefined;
-  const digits = integerMember(text, ['params', 'requestId']);
-  return digits === undefined ? undefined : `${MARK}${digits}`;
+  return b?.method === 'notifications/cancelled' ? standInAt(b.params?.requestId, text, ['params', 'requestId']) : undefined;
 };
 
 /**
@@ -43,20 +42,13 @@ export const exactRequestIdStandIn = (body: unknown, text: string): string | und
  * call stream keeps it as the token the lane chose, every progress notification carries it back,
  * and the written text gets the digits (restoreExactIds), so the lane can match its progress.
  */
-export const exactProgressTokenStandIn = (body: unknown, text: string): string | undefined => {
-  const meta = (body as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
-  const t = meta?.progressToken;
-  if (typeof t !== 'number' || Number.isSafeInteger(t) || !Number.isInteger(t)) return undefined;
-  const digits = integerMember(text, ['params', '_meta', 'progressToken']);
-  return digits === undefined ? undefined : `${MARK}${digits}`;
-};
+export const exactProgressTokenStandIn = (body: unknown, text: string): string | undefined =>
+  standInAt((body as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta?.progressToken, text, [
+    'params',
+    '_meta',
+    'progressToken',
+  ]);
 
-/**
- * The integer literal at `path` in a JSON object's text (`['id']`: the top-level id;
- * `['params', 'requestId']`: a member of the top-level params object), the LAST such member as
- * JSON.parse keeps it; undefined when it is not an integer literal. Keys are read by depth, so the
- * same name nested anywhere else (in _meta, inside a string) is not it. One linear pass.
- */
 /**
  * The longest integer literal read exactly (digits, a sign, spaces around): past 308 digits
  * JSON.parse gives Infinity and the message is refused; 80 (as before) left 65 to 308 digits
@@ -64,6 +56,12 @@ export const exactProgressTokenStandIn = (body: unknown, text: string): string |
  */
 const INTEGER_CHARS = 400;
 
+/**
+ * The integer literal at `path` in a JSON object's text (`['id']`: the top-level id;
+ * `['params', 'requestId']`: a member of the top-level params object), the LAST such member as
+ * JSON.parse keeps it; undefined when it is not an integer literal. Keys are read by depth, so the
+ * same name nested anywhere else (in _meta, inside a string) is not it. One linear pass.
+ */
 const integerMember = (text: string, path: readonly string[]): string | undefined => {
   let depth = 0;
   let key: string | undefined;

@@ -11,35 +11,47 @@ export interface BodyHead {
   ended: boolean;
 }
 
+/** Follows a body until the returned function is called: its chunks, its end, and its client going away. */
+const follow = (incoming: IncomingMessage, on: { data: (chunk: Buffer) => void; end: () => void; gone: () => void }): (() => void) => {
+  incoming.on('data', on.data);
+  incoming.on('end', on.end);
+  incoming.on('error', on.gone);
+  incoming.on('close', on.gone);
+  return () => {
+    incoming.off('data', on.data);
+    incoming.off('end', on.end);
+    incoming.off('error', on.gone);
+    incoming.off('close', on.gone);
+  };
+};
+
 /**
  * Reads a body of unknown length (chunked) until it ends or passes `limit` bytes, then pauses it:
  * whether it is small is known before it takes a turn by its size. Undefined when the client went away.
  */
 export const peekBody = (incoming: IncomingMessage, limit: number): Promise<BodyHead | undefined> =>
   new Promise((resolve) => {
+    if (incoming.destroyed) return resolve(undefined);
     const chunks: Buffer[] = [];
     let n = 0;
-    const finish = (r: BodyHead | undefined): void => {
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onGone);
-      incoming.off('close', onGone);
-      resolve(r);
-    };
-    const onData = (chunk: Buffer): void => {
-      chunks.push(chunk);
-      n += chunk.length;
-      if (n <= limit) return;
-      incoming.pause();
-      finish({ chunks, ended: false });
-    };
-    const onEnd = (): void => finish({ chunks, ended: true });
-    const onGone = (): void => finish(undefined);
-    if (incoming.destroyed) return onGone();
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onGone);
-    incoming.on('close', onGone);
+    const stop = follow(incoming, {
+      data: (chunk) => {
+        chunks.push(chunk);
+        n += chunk.length;
+        if (n <= limit) return;
+        incoming.pause();
+        stop();
+        resolve({ chunks, ended: false });
+      },
+      end: () => {
+        stop();
+        resolve({ chunks, ended: true });
+      },
+      gone: () => {
+        stop();
+        resolve(undefined);
+      },
+    });
   });
 
 /**
@@ -59,16 +71,14 @@ export const readBody = (
     const chunks: Buffer[] = [];
     let n = 0;
     let done = false;
+    let stop = (): void => undefined;
     const finish = (r: BodyRead): void => {
       if (done) return;
       done = true;
-      incoming.off('data', onData);
-      incoming.off('end', onEnd);
-      incoming.off('error', onError);
-      incoming.off('close', onError);
+      stop();
       resolve(r);
     };
-    const onData = (chunk: Buffer): void => {
+    const data = (chunk: Buffer): void => {
       n += chunk.length;
       if (n <= max) {
         chunks.push(chunk);
@@ -80,17 +90,15 @@ export const readBody = (
         finish({ ok: false, tooLarge: true, drained: false });
       }
     };
-    const onEnd = (): void =>
+    const end = (): void =>
       finish(n <= max ? { ok: true, text: decodeUtf8(Buffer.concat(chunks, n)) } : { ok: false, tooLarge: true, drained: true });
     // A client gone before its body ended (or before this read began) leaves nothing to wait for.
-    const onError = (): void => finish({ ok: false, tooLarge: true, drained: false });
-    for (const chunk of head?.chunks ?? []) onData(chunk);
-    if (head?.ended) return onEnd();
-    if (incoming.destroyed) return onError();
-    incoming.on('data', onData);
-    incoming.on('end', onEnd);
-    incoming.on('error', onError);
-    incoming.on('close', onError);
+    const gone = (): void => finish({ ok: false, tooLarge: true, drained: false });
+    for (const chunk of head?.chunks ?? []) data(chunk);
+    if (done) return;
+    if (head?.ended) return end();
+    if (incoming.destroyed) return gone();
+    stop = follow(incoming, { data, end, gone });
     if (head) incoming.resume();
   });
 

@@ -42,6 +42,16 @@ export interface CallStream {
  */
 const PROGRESS_PREFIX = 'lgp-';
 
+/** The client capability each server-to-client request needs (undefined: none). */
+export const capabilityFor = (method: string): string | undefined =>
+  method === 'sampling/createMessage'
+    ? 'sampling'
+    : method === 'elicitation/create'
+      ? 'elicitation'
+      : method === 'roots/list'
+        ? 'roots'
+        : undefined;
+
 /** Whether a message may go to this call: of its lane, legacy if it must be, a log line only if the call asked for logs. */
 const fits = (s: CallStream, lane: string, legacyOnly: boolean, log: boolean): boolean =>
   s.lane === lane && (s.legacy || !legacyOnly) && (s.logs || !log);
@@ -102,7 +112,7 @@ export class CallStreams {
     let target: CallStream | undefined;
     for (const s of this.byLane.get(lane) ?? []) if (!s.legacy) target = s;
     if (!target) return 'none';
-    const need = msg.method === 'sampling/createMessage' ? 'sampling' : msg.method === 'elicitation/create' ? 'elicitation' : 'roots';
+    const need = capabilityFor(msg.method) ?? 'roots';
     if (target.caps?.[need] === undefined) {
       // Servers ask roots/list unprompted (at start-up, on a hunch): that is no reason to fail the
       // call in flight, so the upstream hears "no" instead. Sampling and elicitation come from the call.
