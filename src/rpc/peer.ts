@@ -165,7 +165,10 @@ export class LinePeer extends RpcEndpoint {
   /** The output ended: its requests fail once the end is accounted for (PeerHandlers.endSettles), at most END_SETTLE_MS late. */
   private ended(): void {
     const close = (): void => this.close(this.handlers.endReason ?? 'peer closed its output', this.handlers.endKind);
-    if (!this.handlers.endSettles) return close();
+    if (!this.handlers.endSettles) {
+      close();
+      return;
+    }
     let timer: NodeJS.Timeout | undefined;
     void Promise.race([this.handlers.endSettles, new Promise((r) => (timer = setTimeout(r, END_SETTLE_MS)))]).then(() => {
       clearTimeout(timer);

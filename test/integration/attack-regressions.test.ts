@@ -20,7 +20,7 @@ lanes:
   after(async () => gw.stop());
 
   it('the dashboard sign-in reads a small form only: a large body is refused with 413, unauthenticated, without buffering it', async () => {
-    const big = 'token=' + 'a'.repeat(8 * 1024 * 1024);
+    const big = `token=${'a'.repeat(8 * 1024 * 1024)}`;
     const r = await fetch(`${gw.origin}/dashboard/login`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
