@@ -10,7 +10,13 @@ export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
 export const NODE_MODULES = path.join(ROOT, 'node_modules');
 export const FIXTURE = path.join(ROOT, 'test/fixtures/servers/fixture.mjs');
-export const EVERYTHING = path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
+/**
+ * server-everything's entry: under the test runner, the installed package bundled into one file
+ * (test/published-bundles.mjs: the same code, ~0.1 s less CPU per start); a file run alone, or a
+ * bench, starts it from node_modules.
+ */
+export const EVERYTHING =
+  process.env.LANEGATE_TEST_EVERYTHING ?? path.join(NODE_MODULES, '@modelcontextprotocol/server-everything/dist/index.js');
 export const MEMORY = path.join(NODE_MODULES, '@modelcontextprotocol/server-memory/dist/index.js');
 
 export interface RunningGateway {
