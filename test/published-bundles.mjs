@@ -34,7 +34,9 @@ export const bundleEverything = async (root, outdir) => {
     format: 'esm',
     logLevel: 'warning',
     // The CommonJS libraries inlined into ESM (express) require node's own modules.
-    banner: { js: "import { createRequire as __publishedRequire } from 'node:module'; const require = __publishedRequire(import.meta.url);" },
+    banner: {
+      js: "import { createRequire as __publishedRequire } from 'node:module'; const require = __publishedRequire(import.meta.url);",
+    },
   });
   cpSync(path.join(pkg, 'package.json'), path.join(out, 'package.json'));
   cpSync(path.join(pkg, 'dist', 'docs'), path.join(out, 'docs'), { recursive: true });
