@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { SecretDetector } from '../../src/guard/secrets/detector.js';
+import { SecretDetector, WALK_STEP } from '../../src/guard/secrets/detector.js';
 import { PACED_CHARS } from '../../src/guard/secrets/text.js';
 import type { HostOut } from '../../src/link/protocol.js';
 import type { Log } from '../../src/log/lite.js';
@@ -56,6 +56,29 @@ describe('secret scanning of large values, a rule at a time (issue 19)', () => {
     const r = d.scanPaced({ text: `short ${GITHUB}`, n: 3 }, 'result', undefined, c.pause);
     assert.ok(Array.isArray(r));
     assert.equal(r.length, 1);
+    assert.equal(c.pauses(), 0);
+  });
+
+  it('walks a body of many small values a step at a time: the same findings in the same order, paused between steps', async () => {
+    // 100,000 short strings (no long one), a secret among them, secrets in keys and objects further on.
+    const many = Array.from({ length: 100_000 }, (_, i) => (i === 70_000 ? `near the end ${GITHUB}` : 'a'));
+    const body = { pad: many, nested: [{ note: `${AWS}` }, { [`k ${GITHUB}`]: 1 }], n: Array(50_000).fill(7), text: `short ${GITHUB}` };
+    const c = counting();
+    const paced = d.scanPaced(body, 'arguments', undefined, c.pause);
+    assert.ok(paced instanceof Promise, 'a value of more than WALK_STEP values is walked asynchronously');
+    const found = await paced;
+    assert.deepEqual(found, d.scan(body, 'arguments'), 'the same findings, in the same order, as the one-step walk');
+    assert.ok(found.some((f) => f.rule === 'github_token' && f.path === 'arguments.pad[70000]'));
+    assert.ok(found.some((f) => f.rule === 'aws_access_key_id' && f.path === 'arguments.nested[0].note'));
+    assert.ok(found.some((f) => f.path === 'arguments.nested[1][<key holding a secret>]'));
+    assert.ok(found.some((f) => f.rule === 'github_token' && f.path === 'arguments.text'));
+    assert.ok(c.pauses() >= Math.floor(100_000 / WALK_STEP), `paused ${c.pauses()} times`);
+  });
+
+  it('numbers, booleans and nulls are not walked: a million of them are judged at once, and clean', () => {
+    const c = counting();
+    const r = d.scanPaced({ n: Array(1_000_000).fill(1), b: Array(1000).fill(true), z: [null] }, 'arguments', undefined, c.pause);
+    assert.deepEqual(r, []);
     assert.equal(c.pauses(), 0);
   });
 
