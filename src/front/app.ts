@@ -40,6 +40,7 @@ export const buildApp = (gw: FrontParts, operatorHash: Buffer): RequestListener 
     realm: 'lanegate',
     onRefused: (code) => gw.metrics.authRefused.inc({ code }),
     onSubscription: (lane, holder, uri, on) => gw.sessions.trackResource(lane, holder, uri, on),
+    subscriptionsOf: (lane, holder, uri) => gw.sessions.resourcesOf(lane, holder, uri),
     onCall: (server, lane, method, seconds, error) => {
       gw.metrics.calls.inc({ server, lane, method });
       gw.metrics.latency.observe({ server, lane }, seconds);

@@ -250,4 +250,29 @@ describe('resource updates reach exactly the holders that subscribed, on a share
       sb1.close();
     }
   });
+
+  it('a session holds at most 100 resource subscriptions, each naming at most 2,048 characters (attack round 12)', async () => {
+    const c1 = await legacySession(gw.url, tc);
+    const sub = async (id: number, uri: string) =>
+      (await (await rpc(c1, id, 'resources/subscribe', { uri })).json()) as { result?: unknown; error?: { code: number; message: string } };
+    for (let i = 0; i < 100; i += 1) assert.deepEqual((await sub(10 + i, `watch+fixture://n${i}`)).result, {}, `subscription ${i}`);
+    const over = await sub(200, 'watch+fixture://n100');
+    assert.equal(over.error?.code, -32600);
+    assert.match(over.error?.message ?? '', /already holds 100 resource subscriptions/);
+    const upstream = await touch(tc);
+    assert.equal(upstream.length, 100, 'the refused one never reached the upstream');
+    assert.ok(!upstream.includes('fixture://n100'));
+    assert.deepEqual((await sub(201, 'watch+fixture://n5')).result, {}, 'one it holds may be asked for again');
+    assert.equal((await rpc(c1, 202, 'resources/unsubscribe', { uri: 'watch+fixture://n0' })).status, 200);
+    assert.deepEqual((await sub(203, 'watch+fixture://n100')).result, {}, 'room again after an unsubscribe');
+    // Another session of the same lane has a hundred of its own.
+    const c2 = await legacySession(gw.url, tc);
+    assert.deepEqual((await (await rpc(c2, 1, 'resources/subscribe', { uri: URI })).json()).result, {});
+    const long = await rpc(c2, 2, 'resources/subscribe', { uri: `watch+fixture://${'x'.repeat(2048)}` });
+    assert.equal(long.status, 400);
+    const refused = (await long.json()) as { error?: { code: number; message: string } };
+    assert.equal(refused.error?.code, -32602);
+    assert.match(refused.error?.message ?? '', /longer than 2048 characters/);
+    for (const h of [c1, c2]) assert.equal((await fetch(gw.url, { method: 'DELETE', headers: h })).status, 200);
+  });
 });

@@ -5,7 +5,7 @@ import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forwa
 import { LIST_FIELDS } from '../../link/lists.js';
 import { ERR, RpcFailure, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { isLinkTimeout } from '../../rpc/endpoint.js';
-import { paramsProblem } from './param-checks.js';
+import { MAX_RESOURCE_SUBSCRIPTIONS, paramsProblem } from './param-checks.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { laneStatus, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 import { type Plan, planRequest } from './plan.js';
@@ -129,7 +129,8 @@ const dispatchNamed = async (d: DispatchServices, x: CallContext, req: RpcReques
     case 'forward': {
       // A server the lane's whole catalog withholds runs nothing for that lane (see catalog-guard.ts).
       const w = WITHHELD_METHODS.has(req.method) ? await d.catalog.withheldFor(lane, plan.server, era) : undefined;
-      return w ? withheldAnswer(req.method, absenceOfWithheld(plan.server, w)) : forward(d, x, req, plan);
+      if (w) return withheldAnswer(req.method, absenceOfWithheld(plan.server, w));
+      return (req.method === 'resources/subscribe' && subscriptionsFull(d, x, plan.target)) || forward(d, x, req, plan);
     }
   }
 };
@@ -150,6 +151,24 @@ const unavailableTool = (rpc: { code: number; message: string; data?: unknown })
     isError: true,
   },
 });
+
+/**
+ * A refusal when the holder already holds MAX_RESOURCE_SUBSCRIPTIONS other subscriptions (a
+ * handshake-era session; a listen stream asks for its own at most as many). Attack round 12: one
+ * session held 150,000, the front and the host kept each, and ending that session held another
+ * lane's call 17 s.
+ */
+const subscriptionsFull = (d: DispatchServices, x: CallContext, uri: string): Dispatched | undefined => {
+  const held = d.subscriptionsOf?.(x.lane, x.holder ?? '', uri);
+  if (!held || held.has || held.held < MAX_RESOURCE_SUBSCRIPTIONS) return undefined;
+  return {
+    status: 200,
+    error: {
+      code: ERR.invalidRequest,
+      message: `lanegate: this session already holds ${MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions, the most a session may hold; unsubscribe from one first`,
+    },
+  };
+};
 
 /**
  * A request the planner routed to a host: sent with the caller block, observed, its failures made

@@ -11,6 +11,16 @@ const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'crit
 
 export { MAX_PROGRESS_TOKEN } from './progress-token.js';
 
+/**
+ * The longest URI a resource subscription may name (the guard's bound on a listed item's URI): a
+ * subscription is held by the front and the host for as long as its holder lives, and 150 of
+ * 3 MB each once grew both by ~450 MB (attack round 12).
+ */
+export const MAX_SUBSCRIBED_URI_CHARS = 2048;
+
+/** At most this many resource subscriptions per holder: a session's, or the URIs in one listen stream's `resourceSubscriptions`. */
+export const MAX_RESOURCE_SUBSCRIPTIONS = 100;
+
 /** The lane's `_meta`, checked before a call stream takes its progress token (dispatch sees a minted one). */
 export const metaProblem = (meta: unknown): string | undefined => {
   if (meta === undefined) return undefined;
@@ -30,9 +40,15 @@ export const paramsProblem = (method: string, params: unknown): string | undefin
     case 'prompts/get':
       return str('name') ?? (p.arguments !== undefined && !isObject(p.arguments) ? 'params.arguments must be an object' : undefined);
     case 'resources/read':
-    case 'resources/subscribe':
     case 'resources/unsubscribe':
       return str('uri');
+    case 'resources/subscribe':
+      return (
+        str('uri') ??
+        ((p.uri as string).length > MAX_SUBSCRIBED_URI_CHARS
+          ? `params.uri is longer than ${MAX_SUBSCRIBED_URI_CHARS} characters, the longest a resource subscription may name`
+          : undefined)
+      );
     case 'completion/complete': {
       const ref = p.ref;
       if (!isObject(ref)) return 'params.ref must be an object';

@@ -1,8 +1,7 @@
 import { type DispatchServices, dispatch } from './dispatch.js';
 import type { CallContext } from './call-context.js';
 
-/** At most this many URIs in one listen stream's `resourceSubscriptions`. */
-export const MAX_RESOURCE_SUBSCRIPTIONS = 100;
+export { MAX_RESOURCE_SUBSCRIPTIONS } from './param-checks.js';
 
 /**
  * Subscribes (on) or releases (off) a holder's resource URIs through the normal dispatch path, so

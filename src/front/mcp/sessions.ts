@@ -124,6 +124,12 @@ export class Sessions {
     return true;
   }
 
+  /** How many resource subscriptions the lane's session `holder` holds, and whether `uri` is one (none for another holder). */
+  resourcesOf(lane: string, holder: string, uri: string): { held: number; has: boolean } {
+    const s = this.byId.get(holder);
+    return s?.lane === lane ? { held: s.resources.size, has: s.resources.has(uri) } : { held: 0, has: false };
+  }
+
   /** Records a session's subscription (a listen stream keeps its own list in its filter). */
   trackResource(lane: string, holder: string, uri: string, on: boolean): void {
     const s = this.byId.get(holder);
