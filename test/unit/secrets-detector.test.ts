@@ -58,6 +58,32 @@ describe('secret rules', () => {
       assert.match(redacted, /\[secret redacted: /);
     });
   }
+  it('a credential glued to the character before it is found (attack round 12), but a JWT and a bare sk- key only at a boundary', () => {
+    const glued = [
+      'github_token',
+      'aws_access_key_id',
+      'gcp_api_key',
+      'gitlab_token',
+      'slack_token',
+      'stripe_key',
+      'anthropic_key',
+      'openai_key',
+    ] as const;
+    for (const id of glued)
+      for (const before of ['x', '1', '_', '-', 'MY_TOKEN_', '%3A', '\\n'])
+        assert.ok(
+          d.scan({ note: `${before}${SAMPLES[id]}` }, 'arguments').some((f) => f.rule === id),
+          `${id} after ${JSON.stringify(before)}`,
+        );
+    // Without a boundary a JWT's unbounded pattern would re-read a run at each `eyJ` in it; glued after a letter, it is not found.
+    assert.deepEqual(d.scan({ note: `x${JWT}` }, 'x'), []);
+    const bare = j('sk-', 'aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5bC7d');
+    assert.ok(d.scan({ note: `_${bare}` }, 'x').some((f) => f.rule === 'openai_key'));
+    // After a letter a bare `sk-` is a word's end (`task-`, `desk-`): lanegate's own task ids are no secret.
+    for (const honest of ['every_task-3f1c9a7be2d44c0a9b8e7f6a5d4c3b2a', `desk-${bare.slice(3)}`, 'EURASIAXKQWERTYZMNBVC23 ok'])
+      assert.deepEqual(d.scan({ honest }, 'x'), [], honest);
+  });
+
   it('the published examples and placeholders are not secrets', () => {
     for (const text of [
       'AKIAIOSFODNN7EXAMPLE',
@@ -174,6 +200,15 @@ describe('linear time on adversarial input', () => {
     'token: a1a1…': `token: ${'a1'.repeat(MB / 2)}`,
     '-----BEGIN…': rep('-----BEGIN'),
     'AKIA…': rep('AKIA'),
+    'xAKIA…': rep('xAKIA'),
+    'ghp_ghp_…': rep('ghp_'),
+    'xoxb-a…': rep('xoxb-a'),
+    'sk_live_…': rep('sk_live_'),
+    'sk-ant-a…': rep('sk-ant-a'),
+    'AIza…': rep('AIza'),
+    'glpat-…': rep('glpat-'),
+    '%41%42…': rep('%41%42'),
+    'gh%70_…': rep('gh%70_'),
     'A=\\n…': rep('A=\n'),
     'sk-A1A1…': `sk-${'A1'.repeat(MB / 2)}`,
     'AccountKey=AAAA…': `AccountKey=${'A'.repeat(MB)}`,

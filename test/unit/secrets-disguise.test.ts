@@ -43,6 +43,16 @@ const DISGUISES: Record<string, string> = {
   'a variation selector inside': split(GITHUB, 12, '\ufe0f'),
   'mathematical bold letters': bold(GITHUB),
   'full-width digits inside': GITHUB.replace(/[0-9]/g, (d) => wide(d)),
+  // Attack round 12: characters most terminals and UIs show as nothing, and percent-escapes.
+  'a DEL inside': split(GITHUB, 10, '\x7f'),
+  'a DEL inside the prefix': split(GITHUB, 2, '\x7f'),
+  'a NUL inside': split(GITHUB, 10, '\x00'),
+  'a BEL inside': split(GITHUB, 10, '\x07'),
+  'a C1 control (U+0085) inside': split(GITHUB, 10, '\u0085'),
+  'a private-use character (U+E000) inside': split(GITHUB, 10, '\ue000'),
+  'a noncharacter (U+FFFE) inside': split(GITHUB, 10, '\ufffe'),
+  'the object replacement character (U+FFFC) inside': split(GITHUB, 10, '\ufffc'),
+  'a percent-escaped letter in the prefix': `gh%70${GITHUB.slice(3)}`,
 };
 
 describe('the secret scan reads through disguises (attack round 8, finding 11)', () => {
@@ -77,6 +87,20 @@ describe('the secret scan reads through disguises (attack round 8, finding 11)',
       d.redact(text),
       'a [secret redacted: github_token] b [secret redacted: aws_access_key_id] c [secret redacted: github_token] d',
     );
+  });
+
+  it('a credential in URL-encoded text is found and cut exactly (attack round 12)', () => {
+    const b64url = (o: unknown): string => Buffer.from(JSON.stringify(o)).toString('base64url');
+    const jwt = `${b64url({ alg: 'RS256', typ: 'JWT' })}.${b64url({ sub: 'u1' })}.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk`;
+    const remote = `https%3A%2F%2Foauth2%3A${GITHUB}%40github.com%2Forg%2Frepo.git`;
+    assert.equal(d.redact(remote), 'https%3A%2F%2Foauth2%3A[secret redacted: github_token]%40github.com%2Forg%2Frepo.git');
+    // Named a token once decoded, more of it goes: the name's value as well.
+    const named = d.redact(`https%3A%2F%2Fx-access-token%3A${GITHUB}%40github.com`);
+    assert.ok(!named.includes(GITHUB.slice(4)) && named.startsWith('https%3A%2F%2Fx-access-') && named.endsWith('%40github.com'), named);
+    assert.ok(d.scan({ h: `Authorization%3A%20Bearer%20${jwt}` }, 'x').some((f) => f.rule === 'jwt'));
+    assert.ok(d.scan({ q: `cb?id_token%3D${jwt}&x=1` }, 'x').some((f) => f.rule === 'jwt'));
+    for (const honest of ['path%2Fto%2Ffile name%20here', 'https://example.org/search?q=a%20b%26c&page=2', '100% sure, 50%off', '%zz%4'])
+      assert.deepEqual(d.scan({ honest }, 'x'), [], honest);
   });
 
   it("a host's injected value is found through a disguise too", () => {

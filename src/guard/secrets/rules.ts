@@ -66,6 +66,12 @@ const b64urlJson = (segment: string): boolean => {
 // lets V8 seek that literal, where a leading lookbehind is tried at every position (4 ms a MB).
 const at = (literal: string): string => `${literal}(?<![A-Za-z0-9_-]${literal})`;
 const E = '(?![A-Za-z0-9_-])';
+// A prefix no honest word holds (`ghp_`, `glpat-`, `xoxb-`, `sk_live_`, `sk-ant-`, `AIza`) needs no
+// start boundary: attack round 12 glued one character before a token (`xghp_…`, `MY_GH_TOKEN_ghp_…`,
+// `0ghp_…`) and the boundary hid it. Each such pattern's length is bounded, so a match tried at
+// every occurrence of its prefix still reads a bounded stretch: linear. The JWT keeps its boundary
+// (its length is not bounded), as does OpenAI's bare `sk-` form, after a letter only (`task-…`).
+const glued = (literal: string): string => literal;
 
 export const RULES: readonly SecretRule[] = [
   {
@@ -81,7 +87,8 @@ export const RULES: readonly SecretRule[] = [
     description: 'an AWS access key id (AKIA…, ASIA…, ABIA…, ACCA…, A3T…)',
     source: 'gitleaks aws-access-token',
     keywords: ['AKIA', 'ASIA', 'ABIA', 'ACCA', 'A3T'],
-    re: /((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?<![A-Za-z0-9][\s\S]{4})[A-Z2-7]{16})(?![A-Za-z0-9])/g,
+    // Not inside a run of its own alphabet (`EURASIA…`); after anything else (`xAKIA…`, `1AKIA…`, `\nAKIA…`), found.
+    re: /((?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA)(?<![A-Z2-7][\s\S]{4})[A-Z2-7]{16})(?![A-Za-z0-9])/g,
     minEntropy: 3,
   },
   {
@@ -105,7 +112,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a Google Cloud API key (AIza…)',
     source: 'gitleaks gcp-api-key',
     keywords: ['AIza'],
-    re: new RegExp(`(${at('AIza')}[A-Za-z0-9_-]{35})${E}`, 'g'),
+    re: new RegExp(`(${glued('AIza')}[A-Za-z0-9_-]{35})${E}`, 'g'),
     minEntropy: 3,
   },
   {
@@ -129,7 +136,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)',
     source: 'gitleaks github-pat, github-oauth, github-app-token, github-refresh-token, github-fine-grained-pat',
     keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
-    re: new RegExp(`((?:${at('gh[pousr]_')}[A-Za-z0-9]{36,251})|(?:${at('github_pat_')}[A-Za-z0-9_]{82}))${E}`, 'g'),
+    re: new RegExp(`((?:${glued('gh[pousr]_')}[A-Za-z0-9]{36,251})|(?:${glued('github_pat_')}[A-Za-z0-9_]{82}))${E}`, 'g'),
     minEntropy: 3,
   },
   {
@@ -137,7 +144,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a GitLab personal, project or group access token (glpat-)',
     source: 'gitleaks gitlab-pat',
     keywords: ['glpat-'],
-    re: new RegExp(`(${at('glpat-')}[A-Za-z0-9_-]{20,64})${E}`, 'g'),
+    re: new RegExp(`(${glued('glpat-')}[A-Za-z0-9_-]{20,64})${E}`, 'g'),
     minEntropy: 3,
   },
   {
@@ -145,7 +152,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a Slack token (xoxb-, xoxa-, xoxp-, xoxr-, xoxs-, xoxe-)',
     source: 'gitleaks slack-bot-token, slack-user-token, slack-legacy-*',
     keywords: ['xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-'],
-    re: new RegExp(`(${at('xox')}[abeprs]-[A-Za-z0-9-]{10,250})${E}`, 'g'),
+    re: new RegExp(`(${glued('xox')}[abeprs]-[A-Za-z0-9-]{10,250})${E}`, 'g'),
     minEntropy: 2.5,
   },
   {
@@ -153,7 +160,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a Stripe live secret or restricted key (sk_live_, rk_live_)',
     source: 'gitleaks stripe-access-token',
     keywords: ['sk_live_', 'rk_live_'],
-    re: new RegExp(`(${at('[sr]k_live_')}[A-Za-z0-9]{10,99})${E}`, 'g'),
+    re: new RegExp(`(${glued('[sr]k_live_')}[A-Za-z0-9]{10,99})${E}`, 'g'),
     minEntropy: 2.5,
   },
   {
@@ -161,7 +168,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'an Anthropic API or admin key (sk-ant-…)',
     source: 'gitleaks anthropic-api-key, anthropic-admin-api-key',
     keywords: ['sk-ant-'],
-    re: new RegExp(`(${at('sk-ant-')}[a-z]{3,10}\\d{0,3}-[A-Za-z0-9_-]{20,200})${E}`, 'g'),
+    re: new RegExp(`(${glued('sk-ant-')}[a-z]{3,10}\\d{0,3}-[A-Za-z0-9_-]{20,200})${E}`, 'g'),
     minEntropy: 3,
   },
   {
@@ -169,7 +176,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'an OpenAI API key (sk-proj-…, sk-svcacct-…, sk-admin-…, or sk- and 32+ letters and digits)',
     source: 'gitleaks openai-api-key',
     keywords: ['sk-'],
-    re: new RegExp(`(${at('sk-')}(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|[A-Za-z0-9]{32,250}))${E}`, 'g'),
+    re: new RegExp(`(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{20,250}|(?<![A-Za-z]sk-)[A-Za-z0-9]{32,250}))${E}`, 'g'),
     minEntropy: 3,
   },
   {

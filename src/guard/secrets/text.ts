@@ -109,8 +109,11 @@ const runs = (rule: SecretRule, text: string, ignore: ReadonlySet<string> | unde
 /** Whether no rule can match (too short, or short and without any rule's keyword). */
 const clean = (text: string): boolean => text.length < MIN_SECRET_CHARS || (text.length < PREFILTER_MAX && !ANY_KEYWORD.test(text));
 
-/** ANY_KEYWORD, or a character outside ASCII (where a disguise can be): as fast as ANY_KEYWORD alone (measured). */
-const KEYWORD_OR_WIDE = new RegExp(`${ANY_KEYWORD.source}|[^\\x00-\\x7f]`, 'i');
+/**
+ * ANY_KEYWORD, or where a disguise can be: a character outside ASCII, a control character, a
+ * percent-escape (`gh%70_…`, `gh<DEL>p_…` hold no keyword as they are). One test, on short strings only.
+ */
+const KEYWORD_OR_WIDE = new RegExp(`${ANY_KEYWORD.source}|[^\\x09\\x0a\\x0d\\x20-\\x7e]|%[0-9a-f]{2}`, 'i');
 
 /**
  * Whether a string is worth scanning at all: false when it is too short and all ASCII, or short and
