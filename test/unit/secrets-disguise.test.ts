@@ -52,6 +52,7 @@ const DISGUISES: Record<string, string> = {
   'a private-use character (U+E000) inside': split(GITHUB, 10, '\ue000'),
   'a noncharacter (U+FFFE) inside': split(GITHUB, 10, '\ufffe'),
   'the object replacement character (U+FFFC) inside': split(GITHUB, 10, '\ufffc'),
+  'a blank Braille pattern (U+2800) inside': split(GITHUB, 10, '\u2800'),
   'a percent-escaped letter in the prefix': `gh%70${GITHUB.slice(3)}`,
 };
 

@@ -17,11 +17,12 @@ const astral = (cp: number): boolean => ASTRAL.some(([a, b]) => cp >= a && cp <=
 /**
  * Characters that render as nothing in most terminals and UIs, besides the default-ignorable ones of
  * the table: C0 controls but tab, line feed and carriage return; DEL and the C1 controls; private
- * use; noncharacters; the interlinear annotation marks and the object replacement character
+ * use; noncharacters; the blank Braille pattern (U+2800, a round 12 finding too); the
+ * interlinear annotation marks and the object replacement character
  * (attack round 12: a DEL, NUL, BEL, U+0085, U+E000, U+FFFE or U+FFFC inside a token hid it, and a
  * consumer that strips control characters gets the token back). Read as nothing, like the table's.
  */
-const INVISIBLE = '0-8 b-c e-1f 7f-9f e000-f8ff fdd0-fdef fff9-fffc fffe-ffff';
+const INVISIBLE = '0-8 b-c e-1f 7f-9f 2800 e000-f8ff fdd0-fdef fff9-fffc fffe-ffff';
 for (const r of INVISIBLE.split(' ')) {
   const [a = '0', b = a] = r.split('-');
   for (let c = Number.parseInt(a, 16); c <= Number.parseInt(b, 16); c += 1) UNITS[c] = 1;
@@ -97,7 +98,7 @@ const firstDisguise = (text: string): number => {
  */
 export const disguised = (text: string): boolean => firstDisguise(text) >= 0;
 
-const HIDDEN = /^[\p{Cf}\p{DI}\p{Cc}\p{Co}\p{Noncharacter_Code_Point}\ufff9-\ufffc]$/u;
+const HIDDEN = /^[\p{Cf}\p{DI}\p{Cc}\p{Co}\p{Noncharacter_Code_Point}\u2800\ufff9-\ufffc]$/u;
 const folds = new Map<string, string>();
 /** What one disguise reads as: nothing, or its ASCII NFKC form. Memoised (a few thousand at most). */
 const foldOf = (ch: string): string => {
