@@ -8,6 +8,24 @@ const CLAIMS_A = { lane: 'a', jti: 'jti-a', iat: 1, exp: 2 };
 const CLAIMS_B = { lane: 'b', jti: 'jti-b', iat: 1, exp: 2 };
 
 describe('handshake-era sessions', () => {
+  it("counts a session's resource subscriptions and its lane's together, never another lane's (the caps' inputs, attack round 12)", () => {
+    const s = new Sessions();
+    const a1 = s.create('a', '2025-06-18', CLAIMS_A);
+    const a2 = s.create('a', '2025-06-18', CLAIMS_A);
+    const b1 = s.create('b', '2025-06-18', CLAIMS_B);
+    for (let i = 0; i < 3; i += 1) s.trackResource('a', a1.id, `x://${i}`, true);
+    s.trackResource('a', a2.id, 'x://9', true);
+    s.trackResource('b', b1.id, 'x://0', true);
+    s.trackResource('b', a1.id, 'x://other-lane', true); // a holder of another lane: ignored
+    assert.deepEqual(s.resourcesOf('a', a1.id, 'x://1'), { held: 3, has: true, lane: 4 });
+    assert.deepEqual(s.resourcesOf('a', a2.id, 'x://1'), { held: 1, has: false, lane: 4 });
+    assert.deepEqual(s.resourcesOf('b', b1.id, 'x://0'), { held: 1, has: true, lane: 1 });
+    assert.deepEqual(s.resourcesOf('b', a1.id, 'x://0'), { held: 0, has: false, lane: 0 }, "another lane's session counts nothing");
+    s.trackResource('a', a1.id, 'x://1', false);
+    s.end(a2.id);
+    assert.deepEqual(s.resourcesOf('a', a1.id, 'x://1'), { held: 2, has: false, lane: 2 });
+  });
+
   it("a session is its lane's only: another lane's token sees no such session", () => {
     const s = new Sessions();
     const a = s.create('a', '2025-06-18', CLAIMS_A);

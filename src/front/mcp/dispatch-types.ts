@@ -26,7 +26,7 @@ export interface DispatchServices {
   /** A resource subscription of a holder was made (on) or released (off) upstream. */
   onSubscription?: (lane: string, holder: string, uri: string, on: boolean) => void;
   /** How many resource subscriptions a holder holds now (a handshake-era session's; 0 for another holder). */
-  subscriptionsOf?: (lane: string, holder: string, uri: string) => { held: number; has: boolean };
+  subscriptionsOf?: (lane: string, holder: string, uri: string) => { held: number; has: boolean; lane: number };
   serverInfo: { name: string; version: string };
   /** Observes a forwarded call (metrics). `error` is a stable kind, never content. */
   onCall?: (server: string, lane: string, method: string, seconds: number, error?: string) => void;

@@ -5,7 +5,7 @@ import { type CallerBlock, callerParams, laneBodyParams } from '../../link/forwa
 import { LIST_FIELDS } from '../../link/lists.js';
 import { ERR, RpcFailure, type RpcRequest } from '../../rpc/jsonrpc.js';
 import { isLinkTimeout } from '../../rpc/endpoint.js';
-import { MAX_RESOURCE_SUBSCRIPTIONS, paramsProblem } from './param-checks.js';
+import { MAX_LANE_RESOURCE_SUBSCRIPTIONS, MAX_RESOURCE_SUBSCRIPTIONS, paramsProblem } from './param-checks.js';
 import { bareResult, prefixedParams } from '../../naming/bare.js';
 import { laneStatus, searchResult, searchTools, statusTool, toolText } from './agent-tools.js';
 import { type Plan, planRequest } from './plan.js';
@@ -160,14 +160,14 @@ const unavailableTool = (rpc: { code: number; message: string; data?: unknown })
  */
 const subscriptionsFull = (d: DispatchServices, x: CallContext, uri: string): Dispatched | undefined => {
   const held = d.subscriptionsOf?.(x.lane, x.holder ?? '', uri);
-  if (!held || held.has || held.held < MAX_RESOURCE_SUBSCRIPTIONS) return undefined;
-  return {
-    status: 200,
-    error: {
-      code: ERR.invalidRequest,
-      message: `lanegate: this session already holds ${MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions, the most a session may hold; unsubscribe from one first`,
-    },
-  };
+  if (!held || held.has) return undefined;
+  const full =
+    held.held >= MAX_RESOURCE_SUBSCRIPTIONS
+      ? `this session already holds ${MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions, the most a session may hold`
+      : held.lane >= MAX_LANE_RESOURCE_SUBSCRIPTIONS
+        ? `this lane's sessions already hold ${MAX_LANE_RESOURCE_SUBSCRIPTIONS} resource subscriptions, the most a lane may hold`
+        : undefined;
+  return full ? { status: 200, error: { code: ERR.invalidRequest, message: `lanegate: ${full}; unsubscribe from one first` } } : undefined;
 };
 
 /**

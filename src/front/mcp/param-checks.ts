@@ -21,6 +21,9 @@ export const MAX_SUBSCRIBED_URI_CHARS = 2048;
 /** At most this many resource subscriptions per holder: a session's, or the URIs in one listen stream's `resourceSubscriptions`. */
 export const MAX_RESOURCE_SUBSCRIPTIONS = 100;
 
+/** At most this many resource subscriptions held by one lane's handshake-era sessions together (each update is fanned out to its holders). */
+export const MAX_LANE_RESOURCE_SUBSCRIPTIONS = 1000;
+
 /** The lane's `_meta`, checked before a call stream takes its progress token (dispatch sees a minted one). */
 export const metaProblem = (meta: unknown): string | undefined => {
   if (meta === undefined) return undefined;

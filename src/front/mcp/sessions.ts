@@ -124,10 +124,16 @@ export class Sessions {
     return true;
   }
 
-  /** How many resource subscriptions the lane's session `holder` holds, and whether `uri` is one (none for another holder). */
-  resourcesOf(lane: string, holder: string, uri: string): { held: number; has: boolean } {
+  /**
+   * How many resource subscriptions the lane's session `holder` holds, whether `uri` is one, and how
+   * many the lane's sessions hold together (none for another holder).
+   */
+  resourcesOf(lane: string, holder: string, uri: string): { held: number; has: boolean; lane: number } {
     const s = this.byId.get(holder);
-    return s?.lane === lane ? { held: s.resources.size, has: s.resources.has(uri) } : { held: 0, has: false };
+    if (s?.lane !== lane) return { held: 0, has: false, lane: 0 };
+    let all = 0;
+    for (const x of this.byId.values()) if (x.lane === lane) all += x.resources.size;
+    return { held: s.resources.size, has: s.resources.has(uri), lane: all };
   }
 
   /** Records a session's subscription (a listen stream keeps its own list in its filter). */
