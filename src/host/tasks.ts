@@ -118,15 +118,18 @@ export class HostTasks {
         message: `upstream "${slot.config.name}" does not run tools/call as a task (it declares no tasks.requests.tools.call); call it without "task"`,
       });
     const open = this.table.openCounts(who.lane, who.holder);
+    // A 2026-07-28 request has no session: the lane's such requests are one holder (attack round 12
+    // read "this session" where there was none, and "an ended session's tasks count" where they do not).
+    const holder = who.era === 'modern' ? "this lane's 2026-07-28 requests already hold" : 'this session already has';
     if (open.holder >= MAX_TASKS_PER_HOLDER)
       throw new RpcFailure({
         code: ERR.invalidRequest,
-        message: `lanegate: this session already has ${MAX_TASKS_PER_HOLDER} tasks on this host; settle some (tasks/result, tasks/cancel) first`,
+        message: `lanegate: ${holder} ${MAX_TASKS_PER_HOLDER} tasks on this host; settle some (tasks/result, tasks/cancel) first`,
       });
     if (open.lane >= MAX_TASKS_PER_LANE)
       throw new RpcFailure({
         code: ERR.invalidRequest,
-        message: `lanegate: this lane already has ${MAX_TASKS_PER_LANE} tasks on this host, its sessions together (an ended session's tasks count until they expire); settle some (tasks/result, tasks/cancel) first`,
+        message: `lanegate: this lane already has ${MAX_TASKS_PER_LANE} tasks on this host, its sessions together (a session's stop counting when it ends: DELETE, idle or evicted); settle some (tasks/result, tasks/cancel) first`,
       });
     const task = (typeof params.task === 'object' && params.task !== null ? params.task : {}) as Params;
     return { ...params, task: { ...task, ttl: grantedTtl(task.ttl) } };

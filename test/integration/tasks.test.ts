@@ -341,7 +341,8 @@ describe('tasks of a lane on a host are bounded (attack round 7)', () => {
       for (let s = 0; s < 2; s += 1) {
         const { client } = await connectV1(gw.url, token);
         for (let i = 0; i < 64; i += 1) made.push(await startTask(client, `t${s}-${i}`));
-        // The session ends with its tasks unsettled: they still count until they expire.
+        // The client goes away with its tasks unsettled, without ending its session (no DELETE):
+        // they still count, until the session ends (idle, evicted) or they expire.
         await client.close();
       }
       assert.equal(new Set(made).size, 128);
