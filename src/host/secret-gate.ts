@@ -63,7 +63,10 @@ export class SecretGate {
   arguments(server: ServerConfig, lane: string, method: string, params: Params): void {
     const { ignore } = this.policy(server);
     const findings: SecretFinding[] = [];
-    for (const k of Object.keys(params)) if (k !== 'name') findings.push(...this.detector.scan(sentPart(k, params[k]), k, ignore));
+    for (const k of Object.keys(params)) {
+      if (k === 'name') continue;
+      findings.push(...this.keyFindings(k, ignore), ...this.detector.scan(sentPart(k, params[k]), k, ignore));
+    }
     if (findings.length > 0) this.refuseArguments(server, lane, method, findings);
   }
 
@@ -83,6 +86,7 @@ export class SecretGate {
     const pending: Promise<SecretFinding[]>[] = [];
     for (const k of Object.keys(params)) {
       if (k === 'name') continue;
+      findings.push(...this.keyFindings(k, ignore));
       const found = this.detector.scanPaced(sentPart(k, params[k]), k, ignore, pause);
       if (Array.isArray(found)) findings.push(...found);
       else pending.push(found);
@@ -96,6 +100,11 @@ export class SecretGate {
       for (const f of all) findings.push(...f);
       judge();
     });
+  }
+
+  /** A secret in the name of a request's param itself (attack round 12: `{"ghp_…": 1}` beside `arguments` was not read). */
+  private keyFindings(k: string, ignore: ReadonlySet<string>): SecretFinding[] {
+    return [...new Set(this.detector.text(k, ignore).map((h) => h.rule))].map((rule) => ({ rule, path: 'params[<key holding a secret>]' }));
   }
 
   private refuseArguments(server: ServerConfig, lane: string, method: string, findings: SecretFinding[]): void {

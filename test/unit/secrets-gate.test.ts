@@ -64,6 +64,21 @@ describe('the host secret gate', () => {
       _meta: { 'lanegate/caller': { lane: 'a' }, progressToken: 'p-1' },
     });
   });
+  it("a secret as the name of a request's param itself is refused, in both paths (attack round 12)", () => {
+    const r = recorder();
+    const gate = new SecretGate([INJECTED], r.out, r.log);
+    const params = { name: 'echo', arguments: {}, [`x${GITHUB}`]: 1 };
+    const e = refusal(() => gate.arguments(server(), 'a', 'tools/call', params));
+    assert.match(e.rpc.message, /github_token at params\[<key holding a secret>\]/);
+    assert.ok(!e.rpc.message.includes(GITHUB));
+    // No long string: judged at once, so refused at once.
+    assert.match(
+      refusal(() => gate.argumentsPaced(server(), 'a', 'tools/call', params, async () => {})).rpc.message,
+      /key holding a secret/,
+    );
+    gate.arguments(server(), 'a', 'tools/call', { name: 'echo', arguments: {}, cursor: 'c-1', limit: 3 });
+  });
+
   it('log lets a request through, but never one holding an injected value', () => {
     const r = recorder();
     const gate = new SecretGate([INJECTED], r.out, r.log);
