@@ -96,7 +96,7 @@ describe('the secret scan reads through disguises (attack round 8, finding 11)',
     const remote = `https%3A%2F%2Foauth2%3A${GITHUB}%40github.com%2Forg%2Frepo.git`;
     assert.equal(d.redact(remote), 'https%3A%2F%2Foauth2%3A[secret redacted: github_token]%40github.com%2Forg%2Frepo.git');
     // Named a token once decoded, more of it goes: the name's value as well.
-    const named = d.redact(`https%3A%2F%2Fx-access-token%3A${GITHUB}%40github.com`);
+    const named = String(d.redact(`https%3A%2F%2Fx-access-token%3A${GITHUB}%40github.com`));
     assert.ok(!named.includes(GITHUB.slice(4)) && named.startsWith('https%3A%2F%2Fx-access-') && named.endsWith('%40github.com'), named);
     assert.ok(d.scan({ h: `Authorization%3A%20Bearer%20${jwt}` }, 'x').some((f) => f.rule === 'jwt'));
     assert.ok(d.scan({ q: `cb?id_token%3D${jwt}&x=1` }, 'x').some((f) => f.rule === 'jwt'));

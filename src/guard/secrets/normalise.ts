@@ -58,6 +58,7 @@ const nextEscape = (text: string, from: number): number => {
 
 /** ASCII text up to this length is also searched for control characters (a regex pass: ~2 ms a MB). */
 const CONTROL_CHECK_CHARS = 64 * 1024;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for
 const ASCII_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 
 /** How many UTF-16 units the disguise at `i` takes (1 or 2; 3 for a percent-escape), or 0 when none is there. */
