@@ -275,4 +275,25 @@ describe('resource updates reach exactly the holders that subscribed, on a share
     assert.match(refused.error?.message ?? '', /longer than 2048 characters/);
     for (const h of [c1, c2]) assert.equal((await fetch(gw.url, { method: 'DELETE', headers: h })).status, 200);
   });
+
+  it('subscriptions asked for at once cannot pass the bound together (each is counted before it goes up)', async () => {
+    const b2 = await legacySession(gw.url, tb);
+    const before = (await touch(tb)).length;
+    const answers = await Promise.all(
+      Array.from({ length: 120 }, async (_, i) => {
+        const r = await rpc(b2, 1000 + i, 'resources/subscribe', { uri: `watch+fixture://burst${i}` });
+        return { status: r.status, body: (await r.json().catch(() => ({}))) as { result?: unknown; error?: { code: number } } };
+      }),
+    );
+    const ok = answers.filter((a) => a.status === 200 && a.body.result !== undefined).length;
+    const refused = answers.filter((a) => a.status === 200 && a.body.error?.code === -32600).length;
+    assert.equal(ok, 100, `${ok} subscriptions made at once`);
+    const kinds = answers.map((a) => `${a.status} ${a.body.error?.code ?? 'ok'}`);
+    assert.ok(
+      ok >= 50 && ok + refused + answers.filter((a) => a.status === 429).length === 120,
+      JSON.stringify([...new Set(kinds)].map((k) => [k, kinds.filter((x) => x === k).length])),
+    );
+    assert.ok((await touch(tb)).length - before <= 100, 'the upstream holds no more than the bound for the session');
+    assert.equal((await fetch(gw.url, { method: 'DELETE', headers: b2 })).status, 200);
+  });
 });

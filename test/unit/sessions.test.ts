@@ -24,6 +24,14 @@ describe('handshake-era sessions', () => {
     s.trackResource('a', a1.id, 'x://1', false);
     s.end(a2.id);
     assert.deepEqual(s.resourcesOf('a', a1.id, 'x://1'), { held: 2, has: false, lane: 2 });
+    // Listen streams' subscriptions count toward their lane's total, until let go.
+    s.holdListen('a', 100);
+    s.holdListen('a', 50);
+    assert.equal(s.laneResources('a'), 152);
+    assert.equal(s.resourcesOf('a', a1.id, 'x://0').lane, 152);
+    assert.equal(s.laneResources('b'), 1);
+    s.holdListen('a', -150);
+    assert.equal(s.laneResources('a'), 2);
   });
 
   it("a session is its lane's only: another lane's token sees no such session", () => {

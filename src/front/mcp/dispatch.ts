@@ -130,7 +130,7 @@ const dispatchNamed = async (d: DispatchServices, x: CallContext, req: RpcReques
       // A server the lane's whole catalog withholds runs nothing for that lane (see catalog-guard.ts).
       const w = WITHHELD_METHODS.has(req.method) ? await d.catalog.withheldFor(lane, plan.server, era) : undefined;
       if (w) return withheldAnswer(req.method, absenceOfWithheld(plan.server, w));
-      return (req.method === 'resources/subscribe' && subscriptionsFull(d, x, plan.target)) || forward(d, x, req, plan);
+      return req.method === 'resources/subscribe' ? subscribe(d, x, req, plan) : forward(d, x, req, plan);
     }
   }
 };
@@ -153,21 +153,33 @@ const unavailableTool = (rpc: { code: number; message: string; data?: unknown })
 });
 
 /**
- * A refusal when the holder already holds MAX_RESOURCE_SUBSCRIPTIONS other subscriptions (a
- * handshake-era session; a listen stream asks for its own at most as many). Attack round 12: one
- * session held 150,000, the front and the host kept each, and ending that session held another
- * lane's call 17 s.
+ * A resource subscription, refused when its session already holds MAX_RESOURCE_SUBSCRIPTIONS others
+ * or its lane's sessions MAX_LANE_RESOURCE_SUBSCRIPTIONS (a listen stream asks for its own at most
+ * MAX_RESOURCE_SUBSCRIPTIONS). Attack round 12: one session held 150,000, the front and the host
+ * kept each, and ending that session held another lane's call 17 s.
  */
-const subscriptionsFull = (d: DispatchServices, x: CallContext, uri: string): Dispatched | undefined => {
-  const held = d.subscriptionsOf?.(x.lane, x.holder ?? '', uri);
-  if (!held || held.has) return undefined;
+const subscribe = async (
+  d: DispatchServices,
+  x: CallContext,
+  req: RpcRequest,
+  plan: Extract<Plan, { kind: 'forward' }>,
+): Promise<Dispatched> => {
+  const holder = x.holder ?? '';
+  const held = d.subscriptionsOf?.(x.lane, holder, plan.target);
+  if (!held || held.has) return forward(d, x, req, plan);
   const full =
     held.held >= MAX_RESOURCE_SUBSCRIPTIONS
       ? `this session already holds ${MAX_RESOURCE_SUBSCRIPTIONS} resource subscriptions, the most a session may hold`
       : held.lane >= MAX_LANE_RESOURCE_SUBSCRIPTIONS
         ? `this lane's sessions already hold ${MAX_LANE_RESOURCE_SUBSCRIPTIONS} resource subscriptions, the most a lane may hold`
         : undefined;
-  return full ? { status: 200, error: { code: ERR.invalidRequest, message: `lanegate: ${full}; unsubscribe from one first` } } : undefined;
+  if (full) return { status: 200, error: { code: ERR.invalidRequest, message: `lanegate: ${full}; unsubscribe from one first` } };
+  // Counted before it goes up, so that subscriptions asked for at once cannot all pass the bound;
+  // let go again if the upstream refused it.
+  d.onSubscription?.(x.lane, holder, plan.target, true);
+  const r = await forward(d, x, req, plan);
+  if (r.error) d.onSubscription?.(x.lane, holder, plan.target, false);
+  return r;
 };
 
 /**

@@ -124,16 +124,31 @@ export class Sessions {
     return true;
   }
 
+  /** Resource subscriptions held (or being made) by each lane's listen streams together. */
+  private readonly listenHeld = new Map<string, number>();
+
+  /** Counts `n` subscriptions of a listen stream of the lane (negative: let go). */
+  holdListen(lane: string, n: number): void {
+    const left = (this.listenHeld.get(lane) ?? 0) + n;
+    if (left > 0) this.listenHeld.set(lane, left);
+    else this.listenHeld.delete(lane);
+  }
+
+  /** The resource subscriptions a lane holds: its sessions' and its listen streams' together. */
+  laneResources(lane: string): number {
+    let all = this.listenHeld.get(lane) ?? 0;
+    for (const x of this.byId.values()) if (x.lane === lane) all += x.resources.size;
+    return all;
+  }
+
   /**
    * How many resource subscriptions the lane's session `holder` holds, whether `uri` is one, and how
-   * many the lane's sessions hold together (none for another holder).
+   * many the lane holds together (none for another holder).
    */
   resourcesOf(lane: string, holder: string, uri: string): { held: number; has: boolean; lane: number } {
     const s = this.byId.get(holder);
     if (s?.lane !== lane) return { held: 0, has: false, lane: 0 };
-    let all = 0;
-    for (const x of this.byId.values()) if (x.lane === lane) all += x.resources.size;
-    return { held: s.resources.size, has: s.resources.has(uri), lane: all };
+    return { held: s.resources.size, has: s.resources.has(uri), lane: this.laneResources(lane) };
   }
 
   /** Records a session's subscription (a listen stream keeps its own list in its filter). */

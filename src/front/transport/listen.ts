@@ -4,7 +4,7 @@ import { pumpQueue, pumpSse } from './sse-pump.js';
 import { modernResult } from './modern-result.js';
 import { randomUUID } from 'node:crypto';
 import { ERR, type RpcRequest } from '../../rpc/jsonrpc.js';
-import { changeResources, MAX_RESOURCE_SUBSCRIPTIONS } from '../mcp/resource-holders.js';
+import { changeResources, MAX_LANE_RESOURCE_SUBSCRIPTIONS, MAX_RESOURCE_SUBSCRIPTIONS } from '../mcp/resource-holders.js';
 import type { McpHttpDeps } from './http-deps.js';
 import { type CallContext, holderContext } from '../mcp/call-context.js';
 import type { ListenFilter } from '../mcp/sessions.js';
@@ -51,7 +51,14 @@ interface Listening {
 /** The stream: the acknowledgement; then, with nothing honored, the result at once; else the pumped changes until it ends. */
 const runListen = async (stream: SseStream, l: Listening): Promise<void> => {
   const { req, honored, tag } = l;
-  const granted = l.wanted.length > 0 ? await changeResources(l.d, l.x, l.wanted, true) : [];
+  const lane = l.x.lane;
+  // Within what the lane may still hold (its sessions' and other streams' counted), reserved
+  // before they go up: streams opened at once cannot pass the lane's bound together.
+  const room = Math.max(0, MAX_LANE_RESOURCE_SUBSCRIPTIONS - l.d.sessions.laneResources(lane));
+  const asked = l.wanted.slice(0, room);
+  l.d.sessions.holdListen(lane, asked.length);
+  const granted = asked.length > 0 ? await changeResources(l.d, l.x, asked, true) : [];
+  l.d.sessions.holdListen(lane, granted.length - asked.length);
   if (granted.length > 0) honored.resourceSubscriptions = granted;
   await stream.writeSSE({
     event: 'message',
@@ -73,7 +80,8 @@ const runListen = async (stream: SseStream, l: Listening): Promise<void> => {
     await pumpSse(stream, l.q.source);
   } finally {
     l.stop();
-    if (granted.length > 0) void changeResources(l.d, l.x, granted, false);
+    // Counted until they are let go upstream: a lane opening and closing streams fast holds no more.
+    if (granted.length > 0) void changeResources(l.d, l.x, granted, false).finally(() => l.d.sessions.holdListen(lane, -granted.length));
   }
 };
 
