@@ -84,6 +84,14 @@ describe('secret rules', () => {
       assert.deepEqual(d.scan({ honest }, 'x'), [], honest);
   });
 
+  it("a `+` for a space after a credential's name is read as the space (attack round 13)", () => {
+    for (const text of ['Authorization: Bearer+a8F3kL92mQzX7vB1nR4t', 'password+%3D+Xk29fLq83ZpR0mWt', 'api_key+=+a8F3kL92mQzX7vB1nR4t'])
+      assert.ok(
+        d.scan({ text }, 'x').some((f) => f.rule === 'generic_secret'),
+        text,
+      );
+  });
+
   it('the published examples and placeholders are not secrets', () => {
     for (const text of [
       'AKIAIOSFODNN7EXAMPLE',

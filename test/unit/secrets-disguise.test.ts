@@ -53,6 +53,14 @@ const DISGUISES: Record<string, string> = {
   'a noncharacter (U+FFFE) inside': split(GITHUB, 10, '\ufffe'),
   'the object replacement character (U+FFFC) inside': split(GITHUB, 10, '\ufffc'),
   'a blank Braille pattern (U+2800) inside': split(GITHUB, 10, '\u2800'),
+  // Attack round 13: the same outside the first plane, and surrogates on their own.
+  'a plane-15 private-use character inside': split(GITHUB, 10, String.fromCodePoint(0xf0000)),
+  'a plane-16 private-use character inside': split(GITHUB, 10, String.fromCodePoint(0x10fffd)),
+  'a supplementary noncharacter (U+1FFFE) inside': split(GITHUB, 10, String.fromCodePoint(0x1fffe)),
+  'the last code point (U+10FFFF) inside': split(GITHUB, 10, String.fromCodePoint(0x10ffff)),
+  'the musical null notehead (U+1D159) inside': split(GITHUB, 10, String.fromCodePoint(0x1d159)),
+  'a lone lead surrogate inside': split(GITHUB, 10, '\ud800'),
+  'a lone trail surrogate inside': split(GITHUB, 10, '\udc00'),
   'a percent-escaped letter in the prefix': `gh%70${GITHUB.slice(3)}`,
 };
 

@@ -1,32 +1,33 @@
 import { DISGUISES } from './disguise-table.js';
 
-const RANGES = DISGUISES.split(' ').map((r) => {
+/**
+ * Characters that render as nothing in most terminals and UIs, besides the default-ignorable ones of
+ * the table: C0 controls but tab, line feed and carriage return; DEL and the C1 controls; private
+ * use (planes 0, 15 and 16); noncharacters (every plane); the blank Braille pattern (U+2800) and
+ * the musical null notehead (U+1D159); the interlinear annotation marks and the object
+ * replacement character. Attack rounds 12 and 13: each of them inside a token hid it, and a
+ * consumer that strips them gets the token back. Read as nothing, like the table's.
+ */
+const INVISIBLE = [
+  '0-8 b-c e-1f 7f-9f 2800 e000-f8ff fdd0-fdef fff9-fffc fffe-ffff 1d159 f0000-ffffd 100000-10fffd',
+  ...Array.from({ length: 16 }, (_, p) => `${(p + 1).toString(16)}fffe-${(p + 1).toString(16)}ffff`),
+].join(' ');
+
+const RANGES = `${DISGUISES} ${INVISIBLE}`.split(' ').map((r) => {
   const [a = '0', b = a] = r.split('-');
   return [Number.parseInt(a, 16), Number.parseInt(b, 16)] as const;
 });
 const ASTRAL = RANGES.filter(([, b]) => b > 0xffff);
-/** Per UTF-16 unit: 1, a disguise of its own; 2, a lead surrogate some of whose pairs are. */
+/**
+ * Per UTF-16 unit: 1, a disguise of its own; 2, a lead surrogate (a pair may be a disguise, a lone
+ * one is); 4, a trail surrogate (a lone one is).
+ */
 const UNITS = new Uint8Array(0x10000);
-for (const [a, b] of RANGES) {
-  for (let c = a; c <= Math.min(b, 0xffff); c += 1) UNITS[c] = 1;
-  for (let c = Math.max(a, 0x10000); c <= b; c += 0x400) UNITS[0xd800 + ((c - 0x10000) >> 10)] = 2;
-  if (b > 0xffff) UNITS[0xd800 + ((b - 0x10000) >> 10)] = 2;
-}
+for (const [a, b] of RANGES) for (let c = a; c <= Math.min(b, 0xffff); c += 1) UNITS[c] = 1;
+UNITS.fill(2, 0xd800, 0xdc00);
+UNITS.fill(4, 0xdc00, 0xe000);
 const astral = (cp: number): boolean => ASTRAL.some(([a, b]) => cp >= a && cp <= b);
 
-/**
- * Characters that render as nothing in most terminals and UIs, besides the default-ignorable ones of
- * the table: C0 controls but tab, line feed and carriage return; DEL and the C1 controls; private
- * use; noncharacters; the blank Braille pattern (U+2800, a round 12 finding too); the
- * interlinear annotation marks and the object replacement character
- * (attack round 12: a DEL, NUL, BEL, U+0085, U+E000, U+FFFE or U+FFFC inside a token hid it, and a
- * consumer that strips control characters gets the token back). Read as nothing, like the table's.
- */
-const INVISIBLE = '0-8 b-c e-1f 7f-9f 2800 e000-f8ff fdd0-fdef fff9-fffc fffe-ffff';
-for (const r of INVISIBLE.split(' ')) {
-  const [a = '0', b = a] = r.split('-');
-  for (let c = Number.parseInt(a, 16); c <= Number.parseInt(b, 16); c += 1) UNITS[c] = 1;
-}
 /** `%` may begin a percent-escape, read as the character it encodes (below). */
 const PERCENT = 37;
 UNITS[PERCENT] = 3;
@@ -66,9 +67,15 @@ const disguiseAt = (text: string, i: number): number => {
   const u = UNITS[text.charCodeAt(i)];
   if (u === 1) return 1;
   if (u === 3) return escapedAt(text, i) >= 0 ? 3 : 0;
+  if (u === 4) {
+    // A trail surrogate after its lead is read with it; alone, it is a disguise.
+    const p = text.charCodeAt(i - 1);
+    return p >= 0xd800 && p <= 0xdbff ? 0 : 1;
+  }
   if (u !== 2) return 0;
   const cp = text.codePointAt(i) ?? 0;
-  return cp > 0xffff && astral(cp) ? 2 : 0;
+  if (cp <= 0xffff) return 1;
+  return astral(cp) ? 2 : 0;
 };
 
 /** Where the first disguise at or after `from` is, or -1. */
@@ -99,7 +106,7 @@ const firstDisguise = (text: string): number => {
  */
 export const disguised = (text: string): boolean => firstDisguise(text) >= 0;
 
-const HIDDEN = /^[\p{Cf}\p{DI}\p{Cc}\p{Co}\p{Noncharacter_Code_Point}\u2800\ufff9-\ufffc]$/u;
+const HIDDEN = /^[\p{Cf}\p{DI}\p{Cc}\p{Co}\p{Cs}\p{Noncharacter_Code_Point}\u2800\u{1d159}\ufff9-\ufffc]$/u;
 const folds = new Map<string, string>();
 /** What one disguise reads as: nothing, or its ASCII NFKC form. Memoised (a few thousand at most). */
 const foldOf = (ch: string): string => {

@@ -205,7 +205,8 @@ export const RULES: readonly SecretRule[] = [
     source: 'gitleaks generic-api-key',
     lowerKeywords: ['secret', 'token', 'passw', 'pwd', 'key', 'credential', 'bearer'],
     // Starts at the word (not at every token, which cost 7 ms a MB of prose); the rest of the name is read back in `accepts`.
-    re: /(?:secret|token|passw(?:or)?d|api[_.-]?key|private[_.-]?key|access[_.-]?key|credential)[A-Za-z0-9_.-]{0,20}["']?[ \t]{0,3}(?:=|:|=>)[ \t]{0,3}["']?([A-Za-z0-9_+/.~-]{16,300}={0,3})|bearer[ \t]{1,3}([A-Za-z0-9_+/.~-]{16,300}={0,3})/gi,
+    // A `+` reads as the space it stands for in a query string (attack round 13: `Bearer+<value>`).
+    re: /(?:secret|token|passw(?:or)?d|api[_.-]?key|private[_.-]?key|access[_.-]?key|credential)[A-Za-z0-9_.-]{0,20}["']?[ \t+]{0,3}(?:=|:|=>)[ \t+]{0,3}["']?([A-Za-z0-9_+/.~-]{16,300}={0,3})|bearer[ \t+]{1,3}([A-Za-z0-9_+/.~-]{16,300}={0,3})/gi,
     minEntropy: 3.5,
   },
 ];
