@@ -61,6 +61,14 @@ const DISGUISES: Record<string, string> = {
   'the musical null notehead (U+1D159) inside': split(GITHUB, 10, String.fromCodePoint(0x1d159)),
   'a lone lead surrogate inside': split(GITHUB, 10, '\ud800'),
   'a lone trail surrogate inside': split(GITHUB, 10, '\udc00'),
+  // Attack round 13: percent-encoding one layer down, twice, or in full-width.
+  'a percent-encoded soft hyphen (%C2%AD) inside': split(GITHUB, 10, '%C2%AD'),
+  'a percent-encoded zero-width space (%E2%80%8B) inside': split(GITHUB, 10, '%E2%80%8B'),
+  'a percent-encoded DEL (%7F) inside': split(GITHUB, 10, '%7F'),
+  'a percent-encoded NUL (%00) inside': split(GITHUB, 10, '%00'),
+  'a percent-encoded full-width letter (%EF%BD%87) in the prefix': `%EF%BD%87${GITHUB.slice(1)}`,
+  'a doubly percent-encoded letter (%2567) in the prefix': `%2567${GITHUB.slice(1)}`,
+  'a full-width percent-escape (％６７) in the prefix': `％６７${GITHUB.slice(1)}`,
   'a percent-escaped letter in the prefix': `gh%70${GITHUB.slice(3)}`,
 };
 

@@ -1,7 +1,7 @@
 import { shannon, isPlaceholder } from './entropy.js';
 import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
-import { normalise } from './normalise.js';
+import { readThrough } from './normalise.js';
 import { MAX_HITS, PACED_CHARS, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
@@ -45,8 +45,8 @@ const secretByName = (name: string, value: string): string | undefined => {
   const plain = byName(name, value);
   if (plain) return plain;
   // Read again through disguises (ｐａｓｓｗｏｒｄ, a zero-width space or a BOM inside the value).
-  const n = normalise(name);
-  const v = normalise(value);
+  const n = readThrough(name);
+  const v = readThrough(value);
   return n || v ? byName(n?.text ?? name, v?.text ?? value) : undefined;
 };
 

@@ -39,21 +39,43 @@ const hexAt = (text: string, i: number): number => {
   return l >= 97 && l <= 102 ? l - 87 : -1;
 };
 
-/**
- * The printable ASCII character a percent-escape at `i` encodes (`%3A` is `:`), or -1 when none is
- * there. Attack round 12: a URL-encoded remote (`…%3Aghp_…%40github.com`) or header
- * (`Authorization%3A%20Bearer%20eyJ…`) glued a credential to the escape before it and hid it.
- */
-const escapedAt = (text: string, i: number): number => {
+/** The byte a `%XX` at `i` encodes, or -1. */
+const byteAt = (text: string, i: number): number => {
+  if (text.charCodeAt(i) !== PERCENT) return -1;
   const hi = hexAt(text, i + 1);
   const lo = hi < 0 ? -1 : hexAt(text, i + 2);
-  const c = hi * 16 + lo;
-  return lo >= 0 && c >= 0x20 && c <= 0x7e ? c : -1;
+  return lo < 0 ? -1 : hi * 16 + lo;
+};
+
+/**
+ * What a percent-escape at `i` reads as, and how many characters it takes; undefined when it is
+ * none the scan must read through. Printable ASCII (`%3A` is `:`; attack round 12: a URL-encoded
+ * remote `…%3Aghp_…%40github.com` or header `Bearer%20eyJ…` hid the token) and tab and line
+ * breaks read as themselves; other controls as nothing; a UTF-8 sequence (`%C2%AD`, `%EF%BD%87`)
+ * as its character's fold when that character is a disguise itself (attack round 13).
+ */
+const escapeAt = (text: string, i: number): { width: number; fold: string } | undefined => {
+  const b = byteAt(text, i);
+  if (b < 0) return undefined;
+  if (b >= 0x20 && b <= 0x7e) return { width: 3, fold: String.fromCharCode(b) };
+  if (b === 0x09 || b === 0x0a || b === 0x0d) return { width: 3, fold: String.fromCharCode(b) };
+  if (b < 0x80) return { width: 3, fold: '' };
+  const n = b >= 0xf0 && b <= 0xf4 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 && b <= 0xdf ? 2 : 0;
+  if (n === 0 || b > 0xf4) return undefined;
+  let cp = b & (0x7f >> n);
+  for (let k = 1; k < n; k += 1) {
+    const c = byteAt(text, i + 3 * k);
+    if (c < 0x80 || c > 0xbf) return undefined;
+    cp = (cp << 6) | (c & 0x3f);
+  }
+  if (cp < 0x80 || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) return undefined;
+  const disguise = cp <= 0xffff ? UNITS[cp] === 1 : astral(cp);
+  return disguise ? { width: 3 * n, fold: foldOf(String.fromCodePoint(cp)) } : undefined;
 };
 
 /** The first percent-escape at or after `from` (native searches for `%`), or -1. */
 const nextEscape = (text: string, from: number): number => {
-  for (let i = text.indexOf('%', from); i >= 0; i = text.indexOf('%', i + 1)) if (escapedAt(text, i) >= 0) return i;
+  for (let i = text.indexOf('%', from); i >= 0; i = text.indexOf('%', i + 1)) if (escapeAt(text, i)) return i;
   return -1;
 };
 
@@ -66,7 +88,7 @@ const ASCII_CONTROL = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]/;
 const disguiseAt = (text: string, i: number): number => {
   const u = UNITS[text.charCodeAt(i)];
   if (u === 1) return 1;
-  if (u === 3) return escapedAt(text, i) >= 0 ? 3 : 0;
+  if (u === 3) return escapeAt(text, i)?.width ?? 0;
   if (u === 4) {
     // A trail surrogate after its lead is read with it; alone, it is a disguise.
     const p = text.charCodeAt(i - 1);
@@ -168,10 +190,15 @@ export class IndexMap {
   }
 }
 
+/** Where a range of a reading came from in the text it was read from. */
+export interface RangeMap {
+  range(start: number, end: number): [number, number];
+}
+
 /** A string as the scan reads it, and how to find the original of what it finds there. */
 export interface Normalised {
   text: string;
-  map: IndexMap;
+  map: RangeMap;
 }
 
 /** A disguised unit's ASCII fold when it is one character (0..127), else -1. Learned once per unit. */
@@ -239,16 +266,7 @@ export const normalise = (text: string): Normalised | undefined => {
       }
       continue;
     }
-    if (width === 3) {
-      // A percent-escape: the one character it encodes.
-      map.folded(n, o, o + 3);
-      out[n] = escapedAt(text, o);
-      n += 1;
-      inRun = false;
-      o += 3;
-      continue;
-    }
-    const f = foldOf(text.slice(o, o + width));
+    const f = c === PERCENT ? (escapeAt(text, o)?.fold ?? '') : foldOf(text.slice(o, o + width));
     if (f.length > 0) {
       if (n + f.length > out.length) out = grow(out, n + f.length);
       map.folded(n, o, o + width);
@@ -259,4 +277,33 @@ export const normalise = (text: string): Normalised | undefined => {
     o += width;
   }
   return { text: fromUnits(out, n), map };
+};
+
+/** Readings of one string at most: a layer of encoding each (`%2567` is `%67` is `g`; `％６７` is `%67`). */
+const READINGS = 3;
+
+/**
+ * `normalise`, read again while a reading still holds a disguise (attack round 13: double
+ * percent-encoding and a full-width percent sign hid a token), at most READINGS times; its map leads
+ * from the last reading back to the original.
+ */
+export const readThrough = (text: string): Normalised | undefined => {
+  let n = normalise(text);
+  // A reading is ASCII where it changed: only a `%` there can make another (a decoded or folded one).
+  for (let k = 1; n?.text.includes('%') && k < READINGS; k += 1) {
+    const next = normalise(n.text);
+    if (!next) break;
+    const outer = n.map;
+    const inner = next.map;
+    n = {
+      text: next.text,
+      map: {
+        range: (start, end) => {
+          const [a, b] = inner.range(start, end);
+          return outer.range(a, b);
+        },
+      },
+    };
+  }
+  return n;
 };

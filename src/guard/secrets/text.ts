@@ -1,4 +1,4 @@
-import { type Normalised, normalise } from './normalise.js';
+import { type Normalised, readThrough } from './normalise.js';
 import { accepts, RULES, type SecretRule } from './rules.js';
 
 /** One secret found in one string: which rule, and where (for redaction; never logged). */
@@ -180,7 +180,7 @@ export const scanText = (text: string, ignore?: ReadonlySet<string>, also?: Find
   const worth = worthScanning(text);
   const hits = worth ? scanRules(text, ignore, true) : [];
   if (also) for (const h of also.find(text)) hits.push(h);
-  const n = worth ? normalise(text) : undefined;
+  const n = worth ? readThrough(text) : undefined;
   if (!n) return hits;
   const more = scanRules(n.text, ignore);
   if (also) for (const h of also.find(n.text)) more.push(h);
@@ -222,7 +222,7 @@ export const scanTextPaced = async (
 ): Promise<TextHit[]> => {
   const hits = await scanRulesPaced(text, ignore, pause, window);
   if (also) for (const h of also.find(text)) hits.push(h);
-  const n = normalise(text);
+  const n = readThrough(text);
   if (!n) return hits;
   const more = await scanRulesPaced(n.text, ignore, pause, window);
   if (also) for (const h of also.find(n.text)) more.push(h);
