@@ -152,18 +152,16 @@ const unavailableTool = (rpc: { code: number; message: string; data?: unknown })
   },
 });
 
+/** A request the planner routed to a host, on its way there. */
+type Forwarding = (d: DispatchServices, x: CallContext, req: RpcRequest, plan: Extract<Plan, { kind: 'forward' }>) => Promise<Dispatched>;
+
 /**
  * A resource subscription, refused when its session already holds MAX_RESOURCE_SUBSCRIPTIONS others
  * or its lane's sessions MAX_LANE_RESOURCE_SUBSCRIPTIONS (a listen stream asks for its own at most
  * MAX_RESOURCE_SUBSCRIPTIONS). Attack round 12: one session held 150,000, the front and the host
  * kept each, and ending that session held another lane's call 17 s.
  */
-const subscribe = async (
-  d: DispatchServices,
-  x: CallContext,
-  req: RpcRequest,
-  plan: Extract<Plan, { kind: 'forward' }>,
-): Promise<Dispatched> => {
+const subscribe: Forwarding = async (d, x, req, plan) => {
   const holder = x.holder ?? '';
   const held = d.subscriptionsOf?.(x.lane, holder, plan.target);
   if (!held || held.has) return forward(d, x, req, plan);
@@ -187,12 +185,7 @@ const subscribe = async (
  * readable. Params the front did not touch cross as the lane's own text; the result comes back as
  * the host's text, parsed here only if the caller must read it (not rawResults).
  */
-const forward = async (
-  d: DispatchServices,
-  x: CallContext,
-  req: RpcRequest,
-  plan: Extract<Plan, { kind: 'forward' }>,
-): Promise<Dispatched> => {
+const forward: Forwarding = async (d, x, req, plan) => {
   const lane = x.lane;
   const params = req.params ?? {};
   const { server, hostKey, target, timeoutMs } = plan;
