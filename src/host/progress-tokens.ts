@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 /**
  * Progress tokens are the CLIENT's choice, so two lanes may pick the same one. The front mints a
- * gateway-unique token for each call (front/transport/call-streams.ts, `lgp-N`) and the host sends
+ * gateway-unique token for each call (front/transport/call-streams.ts, `lgp-<uuid>`) and the host sends
  * that one upstream as it is: a call's token is minted once. A progress frame is then attributed to
  * exactly one call, and goes back to the front under the token the front sent.
  *

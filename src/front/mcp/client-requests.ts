@@ -114,6 +114,14 @@ export const withoutTask = (msg: Record<string, unknown>): Record<string, unknow
   return { ...msg, params: rest };
 };
 
+/** Whether a session of the lane declared the client capability `msg` needs (any holder does when it needs none). */
+const declaring =
+  (sessions: Sessions, lane: string, msg: Record<string, unknown>) =>
+  (holder: string | undefined): boolean => {
+    const need = capabilityFor(String(msg.method));
+    return need === undefined || (holder !== undefined && sessions.declares(holder, lane, need));
+  };
+
 /**
  * Puts an upstream's request to a lane's client: on the lane's legacy call in flight (its session
  * may answer), else as input for its 2026-07-28 call (answered by that call's retry, when allowed),
@@ -132,9 +140,7 @@ export const reachLane = (
   // Only to sessions that declared what the request needs (the spec: a server does not send a
   // client requests of a capability it did not declare; a session that declared `capabilities: {}`
   // was sent roots/list after a child's restart, attack round 10). None: the upstream hears "no".
-  const need = capabilityFor(String(msg.method));
-  const declares = (holder: string | undefined): boolean =>
-    need === undefined || (holder !== undefined && sessions.declares(holder, lane, need));
+  const declares = declaring(sessions, lane, msg);
   // A request during a call is that call's, and carries its data (a prompt, a form), but a stdio
   // server's request names no call. So it goes only to the one session whose calls to this server
   // are in flight, on its call's stream; with calls of several sessions in flight it cannot be told
@@ -171,8 +177,7 @@ export const reachSession = (
   holder: string | undefined,
   msg: Record<string, unknown>,
 ): readonly string[] | undefined => {
-  const need = capabilityFor(String(msg.method));
-  if (holder === undefined || (need !== undefined && !sessions.declares(holder, lane, need))) return undefined;
+  if (holder === undefined || !declaring(sessions, lane, msg)(holder)) return undefined;
   const call = streams.deliverTo(lane, undefined, msg, true, (s) => s.holder === holder);
   if (call) return [holder];
   const reached = sessions.notifyHolder(lane, holder, msg);

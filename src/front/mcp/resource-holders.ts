@@ -1,8 +1,6 @@
 import { type DispatchServices, dispatch } from './dispatch.js';
 import type { CallContext } from './call-context.js';
 
-export { MAX_LANE_RESOURCE_SUBSCRIPTIONS, MAX_RESOURCE_SUBSCRIPTIONS } from './param-checks.js';
-
 /** Subscriptions one holder makes or lets go upstream at once (a listen stream's 100 went all at once). */
 const AT_ONCE = 4;
 

@@ -111,7 +111,7 @@ export { BYTE_TURN_MIN } from './byte-turns.js';
  */
 export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): Promise<Replied | undefined> => {
   const length = c.req.header('content-length');
-  const declared = length === undefined ? Number.NaN : Number(length);
+  const declared = Number(length);
   if (length === undefined) {
     // A chunked body says nothing of its size: its first BYTE_TURN_MIN bytes are read first, and
     // one that ends there is small (an answer, a cancel) and takes no turn. Counted as the largest

@@ -26,6 +26,10 @@ const UNITS = new Uint8Array(0x10000);
 for (const [a, b] of RANGES) for (let c = a; c <= Math.min(b, 0xffff); c += 1) UNITS[c] = 1;
 UNITS.fill(2, 0xd800, 0xdc00);
 UNITS.fill(4, 0xdc00, 0xe000);
+/** Per lead surrogate (0-1023): whether some character of its block of 1,024 is a disguise (an emoji's is not: no range search). */
+const LEADS = new Uint8Array(0x400);
+for (const [a, b] of ASTRAL) for (let c = Math.max(a, 0x10000); c <= b; c += 0x400) LEADS[(c - 0x10000) >> 10] = 1;
+for (const [, b] of ASTRAL) if (b > 0xffff) LEADS[(b - 0x10000) >> 10] = 1;
 const astral = (cp: number): boolean => ASTRAL.some(([a, b]) => cp >= a && cp <= b);
 
 /** `%` may begin a percent-escape, read as the character it encodes (below). */
@@ -97,7 +101,7 @@ const disguiseAt = (text: string, i: number): number => {
   if (u !== 2) return 0;
   const cp = text.codePointAt(i) ?? 0;
   if (cp <= 0xffff) return 1;
-  return astral(cp) ? 2 : 0;
+  return LEADS[(cp - 0x10000) >> 10] === 1 && astral(cp) ? 2 : 0;
 };
 
 /** Where the first disguise at or after `from` is, or -1. */

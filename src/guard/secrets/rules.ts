@@ -66,12 +66,12 @@ const b64urlJson = (segment: string): boolean => {
 // lets V8 seek that literal, where a leading lookbehind is tried at every position (4 ms a MB).
 const at = (literal: string): string => `${literal}(?<![A-Za-z0-9_-]${literal})`;
 const E = '(?![A-Za-z0-9_-])';
-// A prefix no honest word holds (`ghp_`, `glpat-`, `xoxb-`, `sk_live_`, `sk-ant-`, `AIza`) needs no
-// start boundary: attack round 12 glued one character before a token (`xghp_…`, `MY_GH_TOKEN_ghp_…`,
-// `0ghp_…`) and the boundary hid it. Each such pattern's length is bounded, so a match tried at
-// every occurrence of its prefix still reads a bounded stretch: linear. The JWT keeps its boundary
-// (its length is not bounded), as does OpenAI's bare `sk-` form, after a letter only (`task-…`).
-const glued = (literal: string): string => literal;
+// A prefix no honest word holds (`ghp_`, `glpat-`, `xoxb-`, `sk_live_`, `sk-ant-`, `AIza`) opens its
+// pattern with no start boundary: attack round 12 glued one character before a token (`xghp_…`,
+// `MY_GH_TOKEN_ghp_…`, `0ghp_…`) and the boundary hid it. Each such pattern's length is bounded, so
+// a match tried at every occurrence of its prefix still reads a bounded stretch: linear. The JWT
+// keeps its boundary (its length is not bounded), as does OpenAI's bare `sk-` form, after a letter
+// only (`task-…`).
 
 export const RULES: readonly SecretRule[] = [
   {
@@ -112,7 +112,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a Google Cloud API key (AIza…)',
     source: 'gitleaks gcp-api-key',
     keywords: ['AIza'],
-    re: new RegExp(`(${glued('AIza')}[A-Za-z0-9_-]{35})${E}`, 'g'),
+    re: new RegExp(`(AIza[A-Za-z0-9_-]{35})${E}`, 'g'),
     minEntropy: 3,
   },
   {
@@ -136,7 +136,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a GitHub token (ghp_, gho_, ghu_, ghs_, ghr_, github_pat_)',
     source: 'gitleaks github-pat, github-oauth, github-app-token, github-refresh-token, github-fine-grained-pat',
     keywords: ['ghp_', 'gho_', 'ghu_', 'ghs_', 'ghr_', 'github_pat_'],
-    re: new RegExp(`((?:${glued('gh[pousr]_')}[A-Za-z0-9]{36,251})|(?:${glued('github_pat_')}[A-Za-z0-9_]{82}))${E}`, 'g'),
+    re: new RegExp(`((?:gh[pousr]_[A-Za-z0-9]{36,251})|(?:github_pat_[A-Za-z0-9_]{82}))${E}`, 'g'),
     minEntropy: 3,
   },
   {
@@ -144,7 +144,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a GitLab personal, project or group access token (glpat-)',
     source: 'gitleaks gitlab-pat',
     keywords: ['glpat-'],
-    re: new RegExp(`(${glued('glpat-')}[A-Za-z0-9_-]{20,64})${E}`, 'g'),
+    re: new RegExp(`(glpat-[A-Za-z0-9_-]{20,64})${E}`, 'g'),
     minEntropy: 3,
   },
   {
@@ -152,7 +152,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a Slack token (xoxb-, xoxa-, xoxp-, xoxr-, xoxs-, xoxe-)',
     source: 'gitleaks slack-bot-token, slack-user-token, slack-legacy-*',
     keywords: ['xoxb-', 'xoxa-', 'xoxp-', 'xoxr-', 'xoxs-', 'xoxe-'],
-    re: new RegExp(`(${glued('xox')}[abeprs]-[A-Za-z0-9-]{10,250})${E}`, 'g'),
+    re: new RegExp(`(xox[abeprs]-[A-Za-z0-9-]{10,250})${E}`, 'g'),
     minEntropy: 2.5,
   },
   {
@@ -160,7 +160,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'a Stripe live secret or restricted key (sk_live_, rk_live_)',
     source: 'gitleaks stripe-access-token',
     keywords: ['sk_live_', 'rk_live_'],
-    re: new RegExp(`(${glued('[sr]k_live_')}[A-Za-z0-9]{10,99})${E}`, 'g'),
+    re: new RegExp(`([sr]k_live_[A-Za-z0-9]{10,99})${E}`, 'g'),
     minEntropy: 2.5,
   },
   {
@@ -168,7 +168,7 @@ export const RULES: readonly SecretRule[] = [
     description: 'an Anthropic API or admin key (sk-ant-…)',
     source: 'gitleaks anthropic-api-key, anthropic-admin-api-key',
     keywords: ['sk-ant-'],
-    re: new RegExp(`(${glued('sk-ant-')}[a-z]{3,10}\\d{0,3}-[A-Za-z0-9_-]{20,200})${E}`, 'g'),
+    re: new RegExp(`(sk-ant-[a-z]{3,10}\\d{0,3}-[A-Za-z0-9_-]{20,200})${E}`, 'g'),
     minEntropy: 3,
   },
   {
