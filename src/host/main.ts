@@ -13,6 +13,7 @@ import type { SlotHooks } from './slot-types.js';
 import { connectHttp } from '../upstream/http-client.js';
 import { openForward } from '../link/forward.js';
 import { LINK } from '../link/protocol.js';
+import { linkOrderOf } from '../link/order.js';
 import { HOST_CONFIG_ENV, type HostConfig } from '../link/config.js';
 import { Host } from './host.js';
 import { stdioLaunchFor } from './launch.js';
@@ -105,6 +106,8 @@ const linkToFront = (link: { input: Readable; output: Writable }, host: Host, cf
       sliced: true,
       maxLine: LINK_MAX_LINE,
       onLarge: (chars) => largeText().note(chars),
+      // A lane's lines keep their order among that lane's only: another lane's small call passes a long one.
+      orderOf: linkOrderOf,
       // What the host re-serialised may differ in length from what the child wrote (escapes): the
       // link still never carries an answer past the bound.
       maxSend: {

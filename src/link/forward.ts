@@ -59,11 +59,14 @@ export const callerParams = (params: Params, caller: CallerBlock, trace?: Trace)
 
 /** The front's side: the params of a LINK.forward, the lane's body text unparsed beside the caller block. */
 export const laneBodyParams = (method: string, bodyText: string, caller: CallerBlock, trace?: Trace): JsonText =>
-  new JsonText([
-    `{"method":${JSON.stringify(method)},"${META.caller}":${JSON.stringify(caller)}${trace?.traceparent ? `,"${TRACE}":${JSON.stringify(trace)}` : ''},"${LANE_BODY}":`,
-    bodyText,
-    '}',
-  ]);
+  new JsonText(
+    [
+      `{"method":${JSON.stringify(method)},"${META.caller}":${JSON.stringify(caller)}${trace?.traceparent ? `,"${TRACE}":${JSON.stringify(trace)}` : ''},"${LANE_BODY}":`,
+      bodyText,
+      '}',
+    ],
+    caller.lane || undefined,
+  );
 
 /**
  * The host's side of a LINK.forward: the lane's method and its params opened to the one shape

@@ -16,7 +16,11 @@ const oneLine = (json: string): string => (json.includes('\n') || json.includes(
 export class JsonText {
   readonly parts: readonly string[];
 
-  constructor(json: string | readonly string[]) {
+  /** `order`: the order the message keeps on a link (LineOptions.orderOf), when the sender knows it. */
+  constructor(
+    json: string | readonly string[],
+    readonly order?: string,
+  ) {
     this.parts = typeof json === 'string' ? [oneLine(json)] : json.map(oneLine);
   }
 }

@@ -14,7 +14,8 @@ export interface LineReaderOptions {
   maxBytes: number;
   /** Accept the slice frames a LineWriter writes on a link (never from a child: a child writes JSON). */
   sliced?: boolean;
-  onLine: (line: string) => void;
+  /** A whole line; `key` the order a link's long line keeps (its last slice names it, line-writer.ts). */
+  onLine: (line: string, key?: string) => void;
   /** A line passed the bound (`final` false, at once, with its head) and ended (`final` true, with its tail). */
   onOversize: (o: Oversize, final: boolean) => void;
 }
@@ -127,7 +128,7 @@ export class LineReader {
   }
 
   /** A whole line. */
-  private complete(raw: string): void {
+  private complete(raw: string, key?: string): void {
     if (this.o.sliced && raw.startsWith(SLICE_MARK)) {
       this.slice(raw);
       return;
@@ -139,17 +140,20 @@ export class LineReader {
       return;
     }
     const line = raw.trim();
-    if (line.length > 0) this.o.onLine(line);
+    if (line.length > 0) this.o.onLine(line, key);
   }
 
-  /** One slice frame: `\x1e<stream><+|.><text>`; the last one hands the joined line on. */
+  /** One slice frame: `\x1e<stream><+|.|:key ><text>`; the last one (`.`, or `:` with its order's key) hands the joined line on. */
   private slice(raw: string): void {
     let i = 1;
     while (i < raw.length && raw.charCodeAt(i) >= 48 && raw.charCodeAt(i) <= 57) i += 1;
     const stream = raw.slice(1, i);
     const mark = raw[i];
-    if (stream.length === 0 || (mark !== '+' && mark !== '.')) return;
-    const text = raw.slice(i + 1);
+    if (stream.length === 0 || (mark !== '+' && mark !== '.' && mark !== ':')) return;
+    const space = mark === ':' ? raw.indexOf(' ', i) : -1;
+    if (mark === ':' && (space < 0 || space - i > 201)) return;
+    const key = mark === ':' ? raw.slice(i + 1, space) : undefined;
+    const text = raw.slice(mark === ':' ? space + 1 : i + 1);
     let s = this.slices.get(stream);
     if (!s) {
       s = { parts: [], chars: 0 };
@@ -170,9 +174,9 @@ export class LineReader {
       );
       return;
     }
-    if (mark === '.') {
+    if (mark !== '+') {
       this.slices.delete(stream);
-      this.complete(s.parts.join(''));
+      this.complete(s.parts.join(''), key);
     }
   }
 }

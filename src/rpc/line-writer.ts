@@ -22,19 +22,35 @@ interface Big {
   ready: boolean;
 }
 
-/** A line written while a long request or notification was going out, waiting behind it. */
+/**
+ * The order a line keeps (see LineWriter): a key (a lane's name on a link) keeps it among the lines
+ * of that key; none (BARRIER) keeps it among all lines, as every line kept it before keys.
+ */
+export type OrderKey = string | undefined;
+const BARRIER = Symbol('barrier');
+type Channel = string | typeof BARRIER;
+
+/** A line written while a long request or notification of its order was going out, waiting behind it. */
 interface Behind {
   line: Parts | Promise<Parts>;
   response: boolean;
+  channel: Channel;
 }
+
+/** A key a slice frame can carry: printable, no frame separator (a lane name always is). */
+const frameKey = (key: OrderKey): Channel => (key !== undefined && key.length > 0 && /^[\x21-\x7e]{1,200}$/.test(key) ? key : BARRIER);
 
 /**
  * Writes newline-delimited lines to a stream. Sliced (a link), it honours back-pressure and lets
  * small lines pass large ones: a long line goes out a slice at a time, and between two slices
  * every small line waiting goes first. A long response takes turns with the others; a long
- * request or notification keeps its place in the order: every line written after it waits until
- * its last slice is out (a cancellation must never overtake the request it cancels, nor a result
- * the progress or log line of its call that was written before it). Unsliced (a child's stdin, which reads JSON lines only), a long
+ * request or notification keeps its place in its order: every line of the same key written after
+ * it (and every line without a key) waits until its last slice is out (a cancellation must never
+ * overtake the request it cancels, nor a result the progress or log line of its call that was
+ * written before it). Lines of OTHER keys pass it (issue 19: another lane's small call waited
+ * behind each ~4 MB request of a lane's flood). A line without a key waits for every long line
+ * before it and holds every line after it. The last slice of a keyed line carries its key, so the
+ * reader keeps the same order (LinePeer). Unsliced (a child's stdin, which reads JSON lines only), keys are not read: a long
  * line goes out in pieces, a piece a turn of the event loop (or a drain), and every line written
  * after it waits, in order, until it is whole: the child reads the same bytes as before.
  * So a lane's 30 MB message costs another lane's small one at most a slice of pipe and loop time.
@@ -42,9 +58,11 @@ interface Behind {
 export class LineWriter {
   private readonly small: string[] = [];
   private readonly big: Big[] = [];
-  /** The long line that is not a response being written now (in order), and every line written after it. */
-  private ordered: Big | undefined;
+  /** The long line that is not a response being written now, per order (at most one each). */
+  private readonly ordered = new Map<Channel, Big>();
   private readonly behind: Behind[] = [];
+  /** How many lines of each order wait in `behind` (BARRIER's among them). */
+  private readonly waitingOf = new Map<Channel, number>();
   private blocked = false;
   private scheduled = false;
   private nextStream = 1;
@@ -67,24 +85,35 @@ export class LineWriter {
    * Writes a line: a string, its parts in order (never joined whole), or the promise of its
    * parts (a message still being serialised in steps, paced-stringify.ts): that line keeps its
    * place, as a long line would (a response lets other lines pass it; anything else holds the
-   * lines written after it until it is out).
+   * lines of its order written after it until it is out). `key`: the order it keeps (none: all).
    */
-  write(line: string | Parts | Promise<Parts>, response: boolean): void {
+  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey): void {
+    const channel = this.sliced ? frameKey(key) : BARRIER;
+    if (this.mustWait(channel)) this.waitBehind(line, response, channel);
+    else this.proceed(line, response, channel);
+  }
+
+  /** Whether a line of `channel` must wait: a long line of its order is going out, or a line of it waits already. */
+  private mustWait(channel: Channel): boolean {
+    if (channel === BARRIER) return this.ordered.size > 0 || this.behind.length > 0;
+    return (
+      this.ordered.has(channel) ||
+      this.ordered.has(BARRIER) ||
+      (this.waitingOf.get(BARRIER) ?? 0) > 0 ||
+      (this.waitingOf.get(channel) ?? 0) > 0
+    );
+  }
+
+  /** A line nothing holds back: written (short), or entered to go out in slices or pieces. */
+  private proceed(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel): void {
     const short = typeof line === 'string' && line.length <= SLICE_CHARS;
     if (!this.sliced) {
-      if (short && !this.ordered) this.out.write(`${line}\n`);
-      else this.enter(line, false);
-      return;
-    }
-    if (this.ordered) {
-      // Everything written after a long request or notification waits behind it, responses too:
-      // a notification's answer must not reach the reader before the notification (a progress or
-      // log line of a call, then its result).
-      this.waitBehind(line, response);
+      if (short) this.out.write(`${line}\n`);
+      else this.enter(line, false, channel);
       return;
     }
     if (!short) {
-      this.enter(line, response);
+      this.enter(line, response, channel);
       return;
     }
     if (!this.blocked && this.small.length === 0 && this.big.length === 0) {
@@ -96,16 +125,12 @@ export class LineWriter {
     this.pump();
   }
 
-  /** A long line (or one still being made) takes its place: a response among `big`, anything else as `ordered`. */
-  private enter(line: string | Parts | Promise<Parts>, response: boolean): void {
-    if (this.ordered && !this.sliced) {
-      this.waitBehind(line, false);
-      return;
-    }
+  /** A long line (or one still being made) takes its place: a response among `big`, anything else as its order's `ordered`. */
+  private enter(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel): void {
     const parts = typeof line === 'string' ? [line] : line instanceof Promise ? [] : line;
     const b: Big = { stream: this.sliced ? this.nextStream++ : 0, cursor: new PieceCursor(parts), ready: !(line instanceof Promise) };
     if (response && this.sliced) this.big.push(b);
-    else this.ordered = b;
+    else this.ordered.set(channel, b);
     this.queued += b.cursor.left;
     if (line instanceof Promise) {
       const done = (ps: Parts): void => {
@@ -122,16 +147,20 @@ export class LineWriter {
     this.later();
   }
 
-  /** A line written while the ordered one goes out: it waits, in order, and counts as queued (once its parts are made). */
-  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean): void {
-    this.behind.push({ line: typeof line === 'string' ? [line] : line, response });
+  /** A line written while a line of its order goes out: it waits, in order, and counts as queued (once its parts are made). */
+  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel): void {
+    this.behind.push({ line: typeof line === 'string' ? [line] : line, response, channel });
+    this.waitingOf.set(channel, (this.waitingOf.get(channel) ?? 0) + 1);
     if (!(line instanceof Promise)) this.queued += typeof line === 'string' ? line.length : charsOf(line);
   }
 
   /** A child's stdin: the long line's next piece, then (once it is whole) the lines behind it. */
   private pumpPieces(): void {
-    while (this.ordered?.ready && !this.blocked && !this.scheduled && !this.out.destroyed) {
-      const b = this.ordered;
+    for (
+      let b = this.ordered.get(BARRIER);
+      b?.ready && !this.blocked && !this.scheduled && !this.out.destroyed;
+      b = this.ordered.get(BARRIER)
+    ) {
       const piece = b.cursor.next(SLICE_CHARS);
       const last = b.cursor.left === 0;
       const data = last ? `${piece}\n` : piece;
@@ -141,13 +170,8 @@ export class LineWriter {
         this.later();
         return;
       }
-      this.ordered = undefined;
-      while (this.behind.length > 0 && !this.ordered) {
-        const next = (this.behind.shift() as Behind).line;
-        if (!(next instanceof Promise)) this.queued -= charsOf(next);
-        if (!(next instanceof Promise) && next.length === 1) this.write(next[0] as string, false);
-        else this.write(next, false);
-      }
+      this.ordered.delete(BARRIER);
+      this.releaseBehind();
     }
   }
 
@@ -178,36 +202,58 @@ export class LineWriter {
         this.blocked = !this.out.write(`${s}\n`);
         continue;
       }
-      // Large lines take turns: the ordered one and ONE response; the other responses wait in order: the
-      // reader holds few half-read answers however many are queued (a burst of 44 unread 24 MB
-      // answers otherwise had the front joining them all at once). One still being made waits.
+      // Large lines take turns: the ordered ones (one per order) and ONE response; the other
+      // responses wait in order: the reader holds few half-read answers however many are queued (a
+      // burst of 44 unread 24 MB answers otherwise had the front joining them all at once). One
+      // still being made waits.
+      const turns: [Channel | undefined, Big][] = [];
+      for (const [c, b] of this.ordered) if (b.ready) turns.push([c, b]);
       const first = this.big.find((x) => x.ready);
-      const turns: Big[] = [];
-      if (this.ordered?.ready) turns.push(this.ordered);
-      if (first) turns.push(first);
+      if (first) turns.push([undefined, first]);
       if (turns.length === 0) return;
-      const b = turns[this.turn++ % turns.length] as Big;
+      const [channel, b] = turns[this.turn++ % turns.length] as [Channel | undefined, Big];
       const piece = b.cursor.next(SLICE_CHARS);
       const last = b.cursor.left === 0;
-      const frame = `${SLICE_MARK}${b.stream}${last ? '.' : '+'}${piece}\n`;
+      // The last slice of a keyed line carries its key (`:key` then a space): the reader keeps its order.
+      const mark = !last ? '+' : typeof channel === 'string' ? `:${channel} ` : '.';
+      const frame = `${SLICE_MARK}${b.stream}${mark}${piece}\n`;
       this.blocked = !this.out.write(frame, encodingOf(frame));
       this.queued -= piece.length;
       if (!last) continue;
-      if (b === this.ordered) this.releaseBehind();
-      else this.big.splice(this.big.indexOf(b), 1);
+      if (channel === undefined) this.big.splice(this.big.indexOf(b), 1);
+      else {
+        this.ordered.delete(channel);
+        this.releaseBehind();
+      }
     }
   }
 
-  /** The ordered line is out: what waited behind it goes on, in order, up to the next long one. */
+  /**
+   * A long line of an order is out: what waited goes on, in order, each line as soon as nothing
+   * of its order is ahead of it (a long line going out, or a line still waiting); a line without a
+   * key once nothing at all is.
+   */
   private releaseBehind(): void {
-    this.ordered = undefined;
-    while (this.behind.length > 0 && !this.ordered) {
-      const { line, response } = this.behind.shift() as Behind;
-      if (!(line instanceof Promise)) this.queued -= charsOf(line);
-      if (!(line instanceof Promise) && line.length === 1 && (line[0] as string).length <= SLICE_CHARS) {
-        this.small.push(line[0] as string);
-        this.queued += (line[0] as string).length;
-      } else this.enter(line, response);
+    const held = new Set<Channel>(this.ordered.keys());
+    const kept: Behind[] = [];
+    for (const e of this.behind.splice(0)) {
+      const wait = held.has(BARRIER) || held.has(e.channel) || (e.channel === BARRIER && (held.size > 0 || kept.length > 0));
+      if (wait) {
+        kept.push(e);
+        held.add(e.channel);
+        continue;
+      }
+      this.waitingOf.set(e.channel, (this.waitingOf.get(e.channel) ?? 1) - 1);
+      if (!(e.line instanceof Promise)) this.queued -= charsOf(e.line);
+      const line = !(e.line instanceof Promise) && e.line.length === 1 ? (e.line[0] as string) : e.line;
+      if (this.sliced && typeof line === 'string' && line.length <= SLICE_CHARS) {
+        // Queued, not written from here: the pump that called this writes it next (a pump started
+        // here could end another long line, and its release would run inside this one's).
+        this.small.push(line);
+        this.queued += line.length;
+      } else this.proceed(line, e.response, e.channel);
+      if (this.ordered.has(e.channel)) held.add(e.channel);
     }
+    this.behind.push(...kept);
   }
 }

@@ -4,7 +4,7 @@ import { ERR, type RpcError, type RpcMessage } from './jsonrpc.js';
 import { rawResultLine } from './raw.js';
 import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
-import { LineWriter } from './line-writer.js';
+import { LineWriter, type OrderKey } from './line-writer.js';
 import { LARGE_TURN_CHARS, onTurnFirst, turnFirst } from './turn.js';
 import { pacedParse } from './paced-json.js';
 import { holdsLongString, pacedStringify } from './paced-stringify.js';
@@ -45,6 +45,21 @@ export interface LineOptions {
   onLarge?: (chars: number) => void;
   /** The error a pending request gets when its answer was too long to read (default: a generic one). */
   oversize?: (o: Oversize) => RpcError;
+  /**
+   * On a sliced link: the order a request or notification keeps (a lane's name; undefined: every
+   * line's). Lines of other keys may pass a long one, both as written and as read (line-writer.ts).
+   */
+  orderOf?: (msg: RpcMessage) => OrderKey;
+}
+
+/** A line read behind a long one, waiting in order: as read, or parsed already (one that read its key to know it must wait). */
+interface Waiting {
+  line?: string;
+  msg?: RpcMessage;
+  /** Its order (undefined: every line's). */
+  key: OrderKey;
+  /** A response: one answer never waits for another (only for a line that is not a response). */
+  response?: boolean;
 }
 
 /**
@@ -65,8 +80,10 @@ export class LinePeer extends RpcEndpoint {
       const chars = typeof line === 'string' ? line.length : charsOf(line);
       return chars <= maxSend.chars() ? line : JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: maxSend.error(chars) });
     };
+    const orderOf = opts.sliced === true ? opts.orderOf : undefined;
     super((msg: RpcMessage) => {
       const response = !('method' in msg);
+      const key = response ? undefined : orderOf?.(msg);
       // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
       if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
         writer.write(
@@ -75,19 +92,21 @@ export class LinePeer extends RpcEndpoint {
             return typeof line === 'string' ? [line] : line;
           }),
           response,
+          key,
         );
         return;
       }
-      writer.write(bounded(msg, lineOf(msg)), response);
+      writer.write(bounded(msg, lineOf(msg)), response, key);
     }, handlers);
     this.writer = writer;
+    this.orderOf = orderOf;
     let failedEarly: number | undefined;
     const reader = new LineReader({
       maxBytes: opts.maxLine ?? MAX_LINE,
       sliced: opts.sliced === true,
-      onLine: (line) => {
+      onLine: (line, key) => {
         if (line.length > LARGE_LINE) opts.onLarge?.(line.length);
-        this.lineIn(line);
+        this.lineIn(line, key);
       },
       onOversize: (o, final) => {
         // A response whose id comes first fails the moment it passes the bound; one whose id comes
@@ -115,8 +134,10 @@ export class LinePeer extends RpcEndpoint {
     return this.writer.queued;
   }
 
+  private readonly orderOf: ((msg: RpcMessage) => OrderKey) | undefined;
+
   /** Lines read behind a long one that waits for its turn, in order; undefined when none waits. */
-  private backlog: string[] | undefined;
+  private backlog: Waiting[] | undefined;
   private backlogDone: (() => void) | undefined;
 
   /**
@@ -127,34 +148,66 @@ export class LinePeer extends RpcEndpoint {
    * and a lane's burst of large calls queues seconds of them (attack round 9: the shared host
    * went 24.5 s without answering the front's pings, and was killed). One step an iteration still:
    * plain setImmediate ran every reader's and writer's large step back to back in one check phase.
+   * On a link with orders (LineOptions.orderOf), a short line whose key nothing waiting shares
+   * (another lane's call) is handled at once, as the writer let it pass.
    */
-  private lineIn(line: string): void {
-    if (this.backlog) this.backlog.push(line);
-    else if (line.length < LARGE_TURN_CHARS) this.onLine(line);
-    else {
-      this.backlog = [line];
-      onTurnFirst(() => this.drainBacklog());
+  private lineIn(line: string, key: OrderKey): void {
+    const b = this.backlog;
+    if (!b) {
+      if (line.length < LARGE_TURN_CHARS) this.onLine(line);
+      else {
+        this.backlog = [{ line, key, response: rawResultLine(line) !== undefined }];
+        onTurnFirst(() => this.drainBacklog());
+      }
+      return;
     }
+    const raw = rawResultLine(line) !== undefined;
+    if (line.length >= LARGE_TURN_CHARS || !this.orderOf) {
+      b.push({ line, key, response: raw });
+      return;
+    }
+    // A short answer behind long answers only (a lane's large results) goes on at once.
+    if (raw) {
+      if (b.every((w) => w.response)) this.onLine(line);
+      else b.push({ line, key: undefined, response: true });
+      return;
+    }
+    let msg: RpcMessage;
+    try {
+      msg = JSON.parse(line) as RpcMessage;
+    } catch {
+      b.push({ line, key: undefined });
+      return;
+    }
+    const own = this.orderOf(msg);
+    const response = !('method' in msg);
+    const passes = response ? b.every((w) => w.response) : own !== undefined && b.every((w) => w.key !== undefined && w.key !== own);
+    if (passes) this.receive(msg);
+    else b.push({ msg, key: own, response });
   }
 
   private drainBacklog(): void {
-    const b = this.backlog as string[];
+    const b = this.backlog as Waiting[];
     for (let first = true; b.length > 0; first = false) {
-      const next = b[0] as string;
-      if (!first && next.length >= LARGE_TURN_CHARS) {
+      const next = b[0] as Waiting;
+      const long = next.line !== undefined && next.line.length >= LARGE_TURN_CHARS;
+      if (!first && long) {
         onTurnFirst(() => this.drainBacklog());
         return;
       }
-      b.shift();
-      if (next.length >= LARGE_TURN_CHARS) {
+      if (long) {
         // Parsed in steps (paced-json.ts); the lines behind it wait, in order, until it is handled.
-        this.onLongLine(next).then(
-          () => this.drainBacklog(),
-          () => this.drainBacklog(),
-        );
+        // It stays first in the backlog meanwhile: a line of its order read now waits behind it.
+        const after = (): void => {
+          b.shift();
+          this.drainBacklog();
+        };
+        this.onLongLine(next.line as string).then(after, after);
         return;
       }
-      this.onLine(next);
+      b.shift();
+      if (next.msg) this.receive(next.msg);
+      else this.onLine(next.line as string);
     }
     this.backlog = undefined;
     const done = this.backlogDone;

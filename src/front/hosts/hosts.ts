@@ -6,6 +6,7 @@ import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
 import { LINK_MAX_LINE, LinePeer } from '../../rpc/peer.js';
+import { linkOrderOf } from '../../link/order.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { backlogOf, LINK_BACKLOG_MAX, watchLiveness } from './liveness.js';
 import { ENTRIES, VERSION } from '../../install-paths.js';
@@ -161,7 +162,7 @@ export class HostManager {
         onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
         endReason: `host "${key}" ended (crashed or exited) during the call`,
       },
-      { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeText().note(chars) },
+      { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeText().note(chars), orderOf: linkOrderOf },
     );
   }
 
