@@ -46,6 +46,8 @@ interface Pending {
   resolve: (r: Record<string, unknown> | RawResult) => void;
   reject: (e: Error) => void;
   timer?: NodeJS.Timeout;
+  /** The order the request kept on its transport (orderOfRequest): its cancellation keeps the same. */
+  order?: string;
 }
 
 /**
@@ -65,8 +67,11 @@ export class RpcEndpoint {
   private closeKind: FailureKind | undefined;
 
   constructor(
-    /** Sends one message. A rejection for a request fails that request (e.g. an HTTP error). */
-    private readonly transmit: (msg: RpcMessage) => void | Promise<void>,
+    /**
+     * Sends one message. A rejection for a request fails that request (e.g. an HTTP error).
+     * `order`: the order a cancellation keeps, its request's (orderOfRequest), when it has one.
+     */
+    private readonly transmit: (msg: RpcMessage, order?: string) => void | Promise<void>,
     protected readonly handlers: PeerHandlers = {},
   ) {}
 
@@ -101,7 +106,11 @@ export class RpcEndpoint {
       const onAbort = (): void => {
         if (!this.pending.delete(id)) return;
         if (p.timer) clearTimeout(p.timer);
-        this.notify('notifications/cancelled', { requestId: id, reason: 'cancelled by the caller' });
+        // In its request's order: on a link with orders it waits behind its request, not behind every lane's.
+        this.send(
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the caller' } },
+          p.order,
+        );
         this.handlers.onAbandon?.(id);
         reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
       };
@@ -124,8 +133,11 @@ export class RpcEndpoint {
           );
         }, timeoutMs);
       }
+      const msg: RpcMessage = { jsonrpc: '2.0', id, method, ...(params ? { params: params as Record<string, unknown> } : {}) };
+      const order = this.orderOfRequest(msg);
+      if (order !== undefined) p.order = order;
       this.pending.set(id, p);
-      this.sendRequest(id, { jsonrpc: '2.0', id, method, ...(params ? { params: params as Record<string, unknown> } : {}) });
+      this.sendRequest(id, msg);
     });
   }
 
@@ -138,11 +150,19 @@ export class RpcEndpoint {
     if (!this.closed) this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
   }
 
-  /** Sends at once, in order (a notification sent before a request arrives before it). */
-  send(msg: RpcMessage): void {
+  /**
+   * The order a request of ours keeps on the transport, if it has orders (LinePeer on a link: the
+   * lane's); its cancellation is sent in the same. None by default.
+   */
+  protected orderOfRequest(_msg: RpcMessage): string | undefined {
+    return undefined;
+  }
+
+  /** Sends at once, in order (a notification sent before a request arrives before it); `order` as transmit's. */
+  send(msg: RpcMessage, order?: string): void {
     if (this.closed) return;
     try {
-      const sent = this.transmit(msg);
+      const sent = this.transmit(msg, order);
       if (sent instanceof Promise) sent.catch(() => undefined);
     } catch {
       // A transport that cannot send has closed or will: the close path fails what is pending.

@@ -16,6 +16,8 @@ export interface LineReaderOptions {
   sliced?: boolean;
   /** A whole line; `key` the order a link's long line keeps (its last slice names it, line-writer.ts). */
   onLine: (line: string, key?: string) => void;
+  /** A slice frame no LineWriter writes (a `:` mark without its key's end): the line is lost. */
+  onBrokenFrame?: (detail: string) => void;
   /** A line passed the bound (`final` false, at once, with its head) and ended (`final` true, with its tail). */
   onOversize: (o: Oversize, final: boolean) => void;
 }
@@ -151,8 +153,13 @@ export class LineReader {
     const mark = raw[i];
     if (stream.length === 0 || (mark !== '+' && mark !== '.' && mark !== ':')) return;
     const space = mark === ':' ? raw.indexOf(' ', i) : -1;
-    if (mark === ':' && (space < 0 || space - i > 201)) return;
-    const key = mark === ':' ? raw.slice(i + 1, space) : undefined;
+    if (mark === ':' && (space < 0 || space - i > 201)) {
+      // Only a broken writer: the line is lost, and said so (its earlier slices are let go).
+      this.slices.delete(stream);
+      this.o.onBrokenFrame?.(`slice frame of stream ${stream} without the end of its key`);
+      return;
+    }
+    const key = mark === ':' && space > i + 1 ? raw.slice(i + 1, space) : undefined;
     const text = raw.slice(mark === ':' ? space + 1 : i + 1);
     let s = this.slices.get(stream);
     if (!s) {

@@ -87,10 +87,13 @@ export class LineWriter {
    * place, as a long line would (a response lets other lines pass it; anything else holds the
    * lines of its order written after it until it is out). `key`: the order it keeps (none: all).
    */
-  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey): void {
+  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey, framed = false): void {
     const channel = this.sliced ? frameKey(key) : BARRIER;
-    if (this.mustWait(channel)) this.waitBehind(line, response, channel);
-    else this.proceed(line, response, channel);
+    // A short line whose text does not name its order (a cancellation) goes as one frame that does.
+    const text =
+      framed && typeof channel === 'string' && typeof line === 'string' ? `${SLICE_MARK}${this.nextStream++}:${channel} ${line}` : line;
+    if (this.mustWait(channel)) this.waitBehind(text, response, channel);
+    else this.proceed(text, response, channel);
   }
 
   /** Whether a line of `channel` must wait: a long line of its order is going out, or a line of it waits already. */
@@ -190,11 +193,25 @@ export class LineWriter {
     });
   }
 
+  private pumping = false;
+
+  /**
+   * Writes what may go: small lines first, then slices in turns. Never within itself: a write made
+   * from inside the stream's own write (a synchronous reader of a loopback) only queues, and this
+   * loop takes it next.
+   */
   private pump(): void {
-    if (!this.sliced) {
-      this.pumpPieces();
-      return;
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      if (this.sliced) this.pumpSlices();
+      else this.pumpPieces();
+    } finally {
+      this.pumping = false;
     }
+  }
+
+  private pumpSlices(): void {
     while (!this.blocked && !this.out.destroyed) {
       const s = this.small.shift();
       if (s !== undefined) {
@@ -221,7 +238,7 @@ export class LineWriter {
       this.queued -= piece.length;
       if (!last) continue;
       if (channel === undefined) this.big.splice(this.big.indexOf(b), 1);
-      else {
+      else if (this.ordered.get(channel) === b) {
         this.ordered.delete(channel);
         this.releaseBehind();
       }

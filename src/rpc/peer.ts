@@ -81,9 +81,13 @@ export class LinePeer extends RpcEndpoint {
       return chars <= maxSend.chars() ? line : JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: maxSend.error(chars) });
     };
     const orderOf = opts.sliced === true ? opts.orderOf : undefined;
-    super((msg: RpcMessage) => {
+    super((msg: RpcMessage, order?: string) => {
       const response = !('method' in msg);
-      const key = response ? undefined : orderOf?.(msg);
+      // A cancellation keeps its request's order (`order`), which its own line cannot tell the
+      // reader: it goes framed, with the key (line-writer.ts).
+      const own = response ? undefined : orderOf?.(msg);
+      const key = own ?? (orderOf && !response ? order : undefined);
+      const framed = own === undefined && key !== undefined;
       // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
       if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
         writer.write(
@@ -96,7 +100,7 @@ export class LinePeer extends RpcEndpoint {
         );
         return;
       }
-      writer.write(bounded(msg, lineOf(msg)), response, key);
+      writer.write(bounded(msg, lineOf(msg)), response, key, framed);
     }, handlers);
     this.writer = writer;
     this.orderOf = orderOf;
@@ -108,6 +112,7 @@ export class LinePeer extends RpcEndpoint {
         if (line.length > LARGE_LINE) opts.onLarge?.(line.length);
         this.lineIn(line, key);
       },
+      onBrokenFrame: (detail) => this.handlers.onProtocolError?.(detail),
       onOversize: (o, final) => {
         // A response whose id comes first fails the moment it passes the bound; one whose id comes
         // last (as the SDKs write it) when its end streams past, without being held.
@@ -127,6 +132,10 @@ export class LinePeer extends RpcEndpoint {
     input.on('end', () => this.afterBacklog(() => this.ended()));
     input.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
     output.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
+  }
+
+  protected override orderOfRequest(msg: RpcMessage): string | undefined {
+    return this.orderOf?.(msg);
   }
 
   /** Characters written here and not yet handed to the output stream. */
@@ -179,7 +188,7 @@ export class LinePeer extends RpcEndpoint {
       b.push({ line, key: undefined });
       return;
     }
-    const own = this.orderOf(msg);
+    const own = key ?? this.orderOf(msg);
     const response = !('method' in msg);
     const passes = response ? b.every((w) => w.response) : own !== undefined && b.every((w) => w.key !== undefined && w.key !== own);
     if (passes) this.receive(msg);

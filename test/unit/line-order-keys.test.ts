@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { linkOrderOf } from '../../src/link/order.js';
 import { laneBodyParams } from '../../src/link/forward.js';
 import { LINK } from '../../src/link/protocol.js';
+import { PING_ORDER } from '../../src/link/order.js';
 import type { RpcNotification } from '../../src/rpc/jsonrpc.js';
 import { LineReader } from '../../src/rpc/line-reader.js';
 import { LineWriter, SLICE_CHARS } from '../../src/rpc/line-writer.js';
@@ -189,5 +190,103 @@ describe('link order by lane', { timeout: 10_000 }, () => {
       peer.close('done');
       await Promise.allSettled(pending);
     }
+  });
+
+  it("written from inside the stream's own write (a synchronous reader): nothing lost, nothing overtaken, nothing left queued", async () => {
+    const out = new PassThrough({ highWaterMark: 64 });
+    const w = new LineWriter(out, true);
+    const got: string[] = [];
+    const r = new LineReader({
+      maxBytes: 64 << 20,
+      sliced: true,
+      onLine: (l) => got.push((JSON.parse(l) as { n: string }).n),
+      onOversize: () => assert.fail('oversize'),
+    });
+    let nested = false;
+    out.on('data', (c: Buffer) => {
+      r.push(c);
+      if (!nested && c.toString('latin1', 0, 8).startsWith('\u001e2:a ')) {
+        nested = true;
+        out.pause();
+        setTimeout(() => out.resume(), 20);
+        w.write('{"n":"B"}', false, 'b');
+      }
+    });
+    const long = (t: string): string => `{"n":"${t}","p":"${'x'.repeat(SLICE_CHARS * 2)}"}`;
+    w.write(long('R'), true);
+    w.write(long('A1'), false, 'a');
+    w.write(long('A2'), false, 'a');
+    w.write('{"n":"A3"}', false, 'a');
+    for (let i = 0; i < 400 && (got.length < 5 || w.queued > 0); i += 1) await new Promise((res) => setTimeout(res, i < 50 ? 0 : 5));
+    assert.ok(nested, 'the write from inside the stream happened');
+    assert.deepEqual([...got].sort(), ['A1', 'A2', 'A3', 'B', 'R']);
+    assert.ok(got.indexOf('A1') < got.indexOf('A2') && got.indexOf('A2') < got.indexOf('A3'), `lane a in order: ${got.join(' ')}`);
+    assert.equal(w.queued, 0);
+  });
+
+  it("a cancellation keeps its request's order: framed with the lane's key, it waits behind that lane's long request and no one else's", async () => {
+    const wire = new PassThrough();
+    const reads: string[] = [];
+    const sender = new LinePeer(new PassThrough(), wire, {}, { sliced: true, orderOf: linkOrderOf });
+    const text: string[] = [];
+    wire.on('data', (c: Buffer) => text.push(c.toString('latin1')));
+    const ac = new AbortController();
+    const call = sender.requestRaw(
+      LINK.forward,
+      laneBodyParams('tools/call', `{"params":{"t":"${'z'.repeat(SLICE_CHARS * 3)}"}}`, { lane: 'a', era: 'modern', holder: 'h' }),
+      10_000,
+      ac.signal,
+    );
+    ac.abort();
+    await assert.rejects(call, /cancelled/);
+    sender.notify('other', { _meta: { 'lanegate/caller': { lane: 'b', era: 'modern', holder: '' } } });
+    for (let i = 0; i < 500 && !text.join('').includes('notifications/cancelled'); i += 1) await new Promise((r) => setImmediate(r));
+    const all = text.join('');
+    const cancelAt = all.indexOf('notifications/cancelled');
+    assert.ok(cancelAt > 0, 'the cancellation was sent');
+    const head = all.slice(all.lastIndexOf('\u001e', cancelAt), cancelAt);
+    assert.ok(head.startsWith('\u001e') && /^\d+:a \{/.test(head.slice(1)), `as one frame naming lane a: ${head}`);
+    assert.ok(all.indexOf('"other"') < all.indexOf('\u001e1:a '), "lane b's line passed lane a's long request");
+    assert.ok(cancelAt > all.indexOf('\u001e1:a '), 'the cancellation after its request');
+    // The reader keeps the same order: lane b's line first, then the request, then its cancellation.
+    const input = new PassThrough();
+    new LinePeer(
+      input,
+      new PassThrough(),
+      {
+        onNotification: (n: RpcNotification) => reads.push(n.method),
+        onRequest: (req) => {
+          reads.push(req.method);
+          return {};
+        },
+      },
+      { sliced: true, orderOf: linkOrderOf },
+    );
+    input.write(all);
+    for (let i = 0; i < 500 && reads.length < 3; i += 1) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(reads, ['other', LINK.forward, 'notifications/cancelled']);
+  });
+
+  it("the front's liveness ping waits for no lane; a session's end waits for its lane's lines", () => {
+    assert.equal(linkOrderOf({ jsonrpc: '2.0', id: 1, method: 'ping' }), PING_ORDER);
+    assert.ok(!/^[a-z][a-z0-9-]*$/.test(PING_ORDER), 'no lane can be named so');
+    assert.equal(linkOrderOf({ jsonrpc: '2.0', id: 2, method: LINK.sessionEnded, params: { lane: 'a', holder: 's' } }), 'a');
+  });
+
+  it('a frame that names no end to its key is a protocol error, never a line handed on', async () => {
+    const input = new PassThrough();
+    const got: string[] = [];
+    const problems: string[] = [];
+    new LinePeer(
+      input,
+      new PassThrough(),
+      { onNotification: (n) => got.push(n.method), onProtocolError: (d) => problems.push(d) },
+      { sliced: true, orderOf: linkOrderOf },
+    );
+    input.write(`\u001e7+{"jsonrpc":"2.0",\n\u001e7:a{"method":"x"}\n${of('b', 'after')}\n`);
+    for (let i = 0; i < 20 && got.length < 1; i += 1) await new Promise((r) => setImmediate(r));
+    assert.deepEqual(got, ['after']);
+    assert.equal(problems.length, 1);
+    assert.match(problems[0] ?? '', /slice frame of stream 7/);
   });
 });
