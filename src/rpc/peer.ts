@@ -62,6 +62,41 @@ interface Waiting {
   response?: boolean;
 }
 
+/** Past `maxSend`, a response is replaced by the error the bound names. */
+const boundedBy =
+  (maxSend: LineOptions['maxSend']) =>
+  (msg: RpcMessage, line: string | string[]): string | string[] => {
+    if (!maxSend || 'method' in msg) return line;
+    const chars = typeof line === 'string' ? line.length : charsOf(line);
+    return chars <= maxSend.chars() ? line : JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: maxSend.error(chars) });
+  };
+
+/** How a LinePeer sends a message: as a line (or its parts, or their promise), in its order. */
+const transmitter = (writer: LineWriter, maxSend: LineOptions['maxSend'], orderOf: LineOptions['orderOf']) => {
+  const bounded = boundedBy(maxSend);
+  return (msg: RpcMessage, order?: string): void => {
+    const response = !('method' in msg);
+    // A cancellation keeps its request's order (`order`), which its own line cannot tell the
+    // reader: it goes framed, with the key (line-writer.ts).
+    const own = response ? undefined : orderOf?.(msg);
+    const key = own ?? (orderOf && !response ? order : undefined);
+    const framed = own === undefined && key !== undefined;
+    // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
+    if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
+      writer.write(
+        pacedStringify(msg, turnFirst).then((parts) => {
+          const line = bounded(msg, parts);
+          return typeof line === 'string' ? [line] : line;
+        }),
+        response,
+        key,
+      );
+      return;
+    }
+    writer.write(bounded(msg, lineOf(msg)), response, key, framed);
+  };
+};
+
 /**
  * A JSON-RPC peer over newline-delimited JSON streams (MCP's stdio framing): the protocol layer
  * (RpcEndpoint) over one parse per line. Lean on purpose: it sits on every call's path, twice.
@@ -73,35 +108,8 @@ export class LinePeer extends RpcEndpoint {
 
   constructor(input: Readable, output: Writable, handlers: PeerHandlers = {}, opts: LineOptions = {}) {
     const writer = new LineWriter(output, opts.sliced === true);
-    // Past the bound, a response is replaced by the error the bound names.
-    const maxSend = opts.maxSend;
-    const bounded = (msg: RpcMessage, line: string | string[]): string | string[] => {
-      if (!maxSend || 'method' in msg) return line;
-      const chars = typeof line === 'string' ? line.length : charsOf(line);
-      return chars <= maxSend.chars() ? line : JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: maxSend.error(chars) });
-    };
     const orderOf = opts.sliced === true ? opts.orderOf : undefined;
-    super((msg: RpcMessage, order?: string) => {
-      const response = !('method' in msg);
-      // A cancellation keeps its request's order (`order`), which its own line cannot tell the
-      // reader: it goes framed, with the key (line-writer.ts).
-      const own = response ? undefined : orderOf?.(msg);
-      const key = own ?? (orderOf && !response ? order : undefined);
-      const framed = own === undefined && key !== undefined;
-      // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
-      if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
-        writer.write(
-          pacedStringify(msg, turnFirst).then((parts) => {
-            const line = bounded(msg, parts);
-            return typeof line === 'string' ? [line] : line;
-          }),
-          response,
-          key,
-        );
-        return;
-      }
-      writer.write(bounded(msg, lineOf(msg)), response, key, framed);
-    }, handlers);
+    super(transmitter(writer, opts.maxSend, orderOf), handlers);
     this.writer = writer;
     this.orderOf = orderOf;
     let failedEarly: number | undefined;
