@@ -106,11 +106,15 @@ export class RpcEndpoint {
       const onAbort = (): void => {
         if (!this.pending.delete(id)) return;
         if (p.timer) clearTimeout(p.timer);
-        // In its request's order: on a link with orders it waits behind its request, not behind every lane's.
-        this.send(
-          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the caller' } },
-          p.order,
-        );
+        // A request the transport has not begun to send is withdrawn: the peer never sees it, and
+        // nothing is left to cancel (attack round 14: aborted 4 MB requests piled up on a host's
+        // link and refused every lane's calls). Else the cancellation, in its request's order: on a
+        // link with orders it waits behind its request, not behind every lane's.
+        if (!this.withdraw(id))
+          this.send(
+            { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the caller' } },
+            p.order,
+          );
         this.handlers.onAbandon?.(id);
         reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
       };
@@ -127,6 +131,7 @@ export class RpcEndpoint {
       if (timeoutMs > 0) {
         p.timer = setTimeout(() => {
           this.pending.delete(id);
+          this.withdraw(id);
           this.handlers.onAbandon?.(id);
           p.reject(
             new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms`, data: { [TIMED_OUT_HERE]: true } }),
@@ -148,6 +153,11 @@ export class RpcEndpoint {
 
   notify(method: string, params?: Record<string, unknown>): void {
     if (!this.closed) this.send({ jsonrpc: '2.0', method, ...(params ? { params } : {}) });
+  }
+
+  /** Takes back a request of ours whose message the transport has not begun to send; false when it has (or cannot tell). */
+  protected withdraw(_id: Id): boolean {
+    return false;
   }
 
   /**

@@ -35,7 +35,11 @@ interface Behind {
   line: Parts | Promise<Parts>;
   response: boolean;
   channel: Channel;
+  /** A request's id: it may be withdrawn while it waits (withdraw). */
+  id?: WaitingId;
 }
+
+type WaitingId = string | number | null;
 
 /** A key a slice frame can carry: printable, no frame separator (a lane name always is). */
 const frameKey = (key: OrderKey): Channel => (key !== undefined && key.length > 0 && /^[\x21-\x7e]{1,200}$/.test(key) ? key : BARRIER);
@@ -87,13 +91,28 @@ export class LineWriter {
    * place, as a long line would (a response lets other lines pass it; anything else holds the
    * lines of its order written after it until it is out). `key`: the order it keeps (none: all).
    */
-  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey, framed = false): void {
+  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey, framed = false, id?: WaitingId): void {
     const channel = this.sliced ? frameKey(key) : BARRIER;
     // A short line whose text does not name its order (a cancellation) goes as one frame that does.
     const text =
       framed && typeof channel === 'string' && typeof line === 'string' ? `${SLICE_MARK}${this.nextStream++}:${channel} ${line}` : line;
-    if (this.mustWait(channel)) this.waitBehind(text, response, channel);
+    if (this.mustWait(channel)) this.waitBehind(text, response, channel, id);
     else this.proceed(text, response, channel);
+  }
+
+  /**
+   * Takes back the request `id` if it still waits behind a line of its order (none of it written):
+   * true when it did; what waited behind it goes on if nothing else holds it.
+   */
+  withdraw(id: WaitingId): boolean {
+    const i = this.behind.findIndex((e) => e.id === id && e.id !== undefined);
+    if (i < 0) return false;
+    const [e] = this.behind.splice(i, 1) as [Behind];
+    this.waitingOf.set(e.channel, (this.waitingOf.get(e.channel) ?? 1) - 1);
+    if (!(e.line instanceof Promise)) this.queued -= charsOf(e.line);
+    this.releaseBehind();
+    this.pump();
+    return true;
   }
 
   /** Whether a line of `channel` must wait: a long line of its order is going out, or a line of it waits already. */
@@ -151,8 +170,8 @@ export class LineWriter {
   }
 
   /** A line written while a line of its order goes out: it waits, in order, and counts as queued (once its parts are made). */
-  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel): void {
-    this.behind.push({ line: typeof line === 'string' ? [line] : line, response, channel });
+  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel, id?: WaitingId): void {
+    this.behind.push({ line: typeof line === 'string' ? [line] : line, response, channel, ...(id === undefined ? {} : { id }) });
     this.waitingOf.set(channel, (this.waitingOf.get(channel) ?? 0) + 1);
     if (!(line instanceof Promise)) this.queued += typeof line === 'string' ? line.length : charsOf(line);
   }

@@ -1,6 +1,6 @@
 import type { Readable, Writable } from 'node:stream';
 import { type PeerHandlers, RpcEndpoint } from './endpoint.js';
-import { ERR, type RpcError, type RpcMessage } from './jsonrpc.js';
+import { ERR, type Id, type RpcError, type RpcMessage } from './jsonrpc.js';
 import { rawResultLine } from './raw.js';
 import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
@@ -90,10 +90,12 @@ const transmitter = (writer: LineWriter, maxSend: LineOptions['maxSend'], orderO
         }),
         response,
         key,
+        false,
+        'id' in msg && !response ? msg.id : undefined,
       );
       return;
     }
-    writer.write(bounded(msg, lineOf(msg)), response, key, framed);
+    writer.write(bounded(msg, lineOf(msg)), response, key, framed, 'id' in msg && !response ? msg.id : undefined);
   };
 };
 
@@ -140,6 +142,10 @@ export class LinePeer extends RpcEndpoint {
     input.on('end', () => this.afterBacklog(() => this.ended()));
     input.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
     output.on('error', () => this.close(handlers.endReason ?? 'peer stream error', handlers.endKind));
+  }
+
+  protected override withdraw(id: Id): boolean {
+    return this.writer.withdraw(id);
   }
 
   protected override orderOfRequest(msg: RpcMessage): string | undefined {
