@@ -86,18 +86,19 @@ export const cancelFrom = (
 type Render = (r: Dispatched) => { status: number; body: Record<string, unknown> };
 
 /**
- * The call, in flight under its holder until `release`: cancellable by the lane, and (handshake era)
- * aborted when its response closes before it finished. A modern call may outlive its request (MRTR parks it).
+ * The call, in flight under its holder until `release`: cancellable by the lane, and aborted when
+ * its response closes before it finished: the client went away (perhaps already). In 2026-07-28
+ * that IS the cancellation (the spec's Streamable HTTP transport: closing the response stream
+ * cancels its request); before, a 2026-07-28 call ran on to its end, its byte turn already given
+ * back, so a lane that dropped each 4 MB request at once piled them up on its host's link (attack
+ * round 14). A call MRTR parks has finished its response (its input round) and runs on.
  */
 const track = (c: Exchange, d: McpHttpDeps, x: CancellableCall): (() => void) => {
   d.calls.track(x);
-  if (x.holder !== undefined) {
-    // The response closing before it finished means the client went away (perhaps already).
-    const outgoing = c.outgoing;
-    whenClosed(outgoing, () => {
-      if (!outgoing.writableFinished) x.abort.abort();
-    });
-  }
+  const outgoing = c.outgoing;
+  whenClosed(outgoing, () => {
+    if (!outgoing.writableFinished) x.abort.abort();
+  });
   return () => d.calls.release(x);
 };
 
