@@ -3,6 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { legacySession } from '../helpers/mcp.js';
 import { waitFor } from '../helpers/procs.js';
+import { MODERN_META, modernCall } from '../helpers/http.js';
 
 /**
  * A lane's notifications/cancelled reaches the upstream call and ends it. It runs after phase 1 (test/run.mjs
@@ -90,6 +91,47 @@ lanes:
     assert.ok(Date.now() - started < 3000, `the call ended before the upstream sleep would have (${Date.now() - started} ms)`);
     assert.match(text, new RegExp(`"id":${big}[,}]`), 'the error answers the exact id');
     assert.match(text, /-32800/);
+  });
+
+  it("2026-07-28: a notifications/cancelled after the call's answer turned into a stream (its first progress) still stops it (attack round 14)", async () => {
+    const token = await gw.token('a');
+    const c = modernCall(token, 41, 'fix_sleep', { ms: 4000 });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 41,
+      method: 'tools/call',
+      params: { name: 'fix_sleep', arguments: { ms: 4000 }, _meta: { ...MODERN_META, progressToken: 'p41' } },
+    });
+    const started = Date.now();
+    const res = await fetch(gw.url, {
+      method: 'POST',
+      headers: { ...c.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body,
+    });
+    assert.equal(res.headers.get('content-type'), 'text/event-stream', 'a stream: the progress came first');
+    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    assert.match(first, /notifications\/progress/);
+    const cancel = await fetch(gw.url, {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'notifications/cancelled',
+      },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 41, reason: 'user', _meta: MODERN_META },
+      }),
+    });
+    assert.equal(cancel.status, 202);
+    let rest = '';
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    assert.ok(Date.now() - started < 3000, `the call ended before the upstream sleep would have (${Date.now() - started} ms)`);
+    assert.match(rest, /-32800/, 'answered cancelled');
+    assert.ok(!rest.includes('slept'), 'no result');
   });
 
   it("legacy: a session ended with DELETE stops its call in flight upstream; another session's call with the same id runs on", async () => {

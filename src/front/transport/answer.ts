@@ -177,7 +177,7 @@ export const answer = async (c: Exchange, d: McpHttpDeps, x: CancellableCall, re
     return c.json(out.body, out.status);
   }
   const release = track(c, d, x);
-  if (x.holder === undefined && CALL_METHODS.has(req.method)) return answerModern(c, d, x, req, render).finally(release);
+  if (x.holder === undefined && CALL_METHODS.has(req.method)) return answerModern(c, d, x, req, render, release);
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
   if (CALL_METHODS.has(req.method) && accepts) return answerLegacyCall(c, d, x, req, render, release);
   return jsonAnswer(c, req.id, await dispatchLegacy(d, x, req).finally(release), render);
