@@ -159,6 +159,22 @@ export const measureThenRestart = async (gw: RunningGateway): Promise<RunningGat
   return startGateway(readFileSync(gw.policyFile, 'utf8'), { dir: gw.dir });
 };
 
+/**
+ * The fixture as `fix` in one shared domain for `lanes`, its sleep writing how each ended
+ * ("completed" or "cancelled") to `marker`, a file of its own.
+ */
+export const sleepMarkerGateway = async (lanes: string[]): Promise<{ gw: RunningGateway; marker: string }> => {
+  const marker = `${tempDir('marker')}/sleep.log`;
+  const gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--marker", "${marker}"] } }
+lanes:
+${lanes.map((l) => `  ${l}: { servers: [fix] }`).join('\n')}
+`);
+  return { gw, marker };
+};
+
 /** One shared domain, the fixture server as `fix`, lanes a and b using it. */
 export const fixtureTwoLanes = (): string => `trustDomains: { public: { kind: shared } }
 servers:

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, policyHead, type RunningGateway, startGateway, tempDir } from '../helpers/gateway.js';
+import { type RunningGateway, sleepMarkerGateway } from '../helpers/gateway.js';
 import { modernCall, send } from '../helpers/http.js';
 import { waitFor } from '../helpers/procs.js';
 import { unreadPost } from '../helpers/unread.js';
@@ -20,15 +20,7 @@ describe('a 2026-07-28 call whose client goes away is cancelled', () => {
   let gw: RunningGateway;
   let marker: string;
   before(async () => {
-    marker = `${tempDir('marker')}/sleep.log`;
-    gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--marker", "${marker}"] } }
-lanes:
-  a: { servers: [fix] }
-  b: { servers: [fix] }
-`);
+    ({ gw, marker } = await sleepMarkerGateway(['a', 'b']));
   });
   after(async () => gw.stop());
 

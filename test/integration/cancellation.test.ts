@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { type RunningGateway, sleepMarkerGateway } from '../helpers/gateway.js';
 import { legacySession } from '../helpers/mcp.js';
 import { waitFor } from '../helpers/procs.js';
 import { MODERN_META, modernCall } from '../helpers/http.js';
@@ -13,15 +13,7 @@ describe('cancellation propagates to the upstream call', () => {
   let gw: RunningGateway;
   let marker: string;
   before(async () => {
-    const { tempDir } = await import('../helpers/gateway.js');
-    marker = `${tempDir('marker')}/sleep.log`;
-    gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--marker", "${marker}"] } }
-lanes:
-  a: { servers: [fix] }
-`);
+    ({ gw, marker } = await sleepMarkerGateway(['a']));
   });
   after(async () => gw.stop());
 
