@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { type RunningGateway, sleepMarkerGateway } from '../helpers/gateway.js';
 import { legacySession } from '../helpers/mcp.js';
@@ -124,6 +125,50 @@ describe('cancellation propagates to the upstream call', () => {
     assert.ok(Date.now() - started < 3000, `the call ended before the upstream sleep would have (${Date.now() - started} ms)`);
     assert.match(rest, /-32800/, 'answered cancelled');
     assert.ok(!rest.includes('slept'), 'no result');
+  });
+
+  it("legacy: a cancellation sent while the call's large body is still arriving cancels the call once it has arrived (attack round 14)", async () => {
+    const token = await gw.token('a');
+    const h = await legacySession(gw.url, token);
+    const url = new URL(gw.url);
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 51,
+      method: 'tools/call',
+      params: { name: 'fix_echo', arguments: { text: 'e'.repeat(3_000_000) } },
+    });
+    const socket = connect({ host: url.hostname, port: Number(url.port) });
+    let got = '';
+    socket.on('data', (b: Buffer) => {
+      got += b.toString('latin1');
+    });
+    const head = [
+      `POST ${url.pathname} HTTP/1.1`,
+      `host: ${url.host}`,
+      `content-length: ${body.length}`,
+      'connection: close',
+      ...Object.entries(h).map(([k, v]) => `${k}: ${v}`),
+    ];
+    socket.write(`${head.join('\r\n')}\r\n\r\n${body.slice(0, 1_000_000)}`);
+    await new Promise((r) => setTimeout(r, 200));
+    const cancel = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 51, reason: 'user' } }),
+    });
+    assert.equal(cancel.status, 202);
+    // Not end(): a request whose client half-closes is never answered (node closes it).
+    socket.write(body.slice(1_000_000));
+    await new Promise((r) => socket.once('close', r));
+    assert.match(got, /-32800/, `answered cancelled: ${got.slice(0, 300)}`);
+    assert.ok(!got.includes('eeeeeeee'), 'not the echo');
+    // The session's next call (a new id, as the spec wants) runs.
+    const next = await fetch(gw.url, {
+      method: 'POST',
+      headers: h,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 52, method: 'tools/call', params: { name: 'fix_echo', arguments: { text: 'after' } } }),
+    });
+    assert.match(await next.text(), /after/);
   });
 
   it("legacy: a session ended with DELETE stops its call in flight upstream; another session's call with the same id runs on", async () => {

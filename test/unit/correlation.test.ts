@@ -152,4 +152,39 @@ describe('progress tokens: minted once, at the front', () => {
     p.release('lgp-7');
     assert.equal(p.owner('lgp-7'), undefined);
   });
+
+  it("a session's cancel that came before its call (a large body still being read) cancels that call as it starts, once; nobody else's", async () => {
+    const t = new Correlation(undefined, 200);
+    assert.equal(t.cancel({ of: 'request', lane: 'a', holder: 's1', id: 5 }), 0, 'no call yet');
+    t.cancel({ of: 'request', lane: 'a', holder: undefined, id: 6 });
+    const late = call('a', 's1', 5);
+    const otherSession = call('a', 's2', 5);
+    const otherLane = call('b', 's1', 5);
+    const modern = call('a', undefined, 6);
+    for (const c of [otherSession, otherLane, modern, late]) t.track(c);
+    assert.deepEqual(aborted(late, otherSession, otherLane, modern), [true, false, false, false], 'a 2026-07-28 cancel is never kept');
+    const again = call('a', 's1', 5);
+    t.track(again);
+    assert.equal(again.abort.signal.aborted, false, 'kept for one call only');
+    // Kept for a while only, and a session's end lets its kept cancels go.
+    t.cancel({ of: 'request', lane: 'a', holder: 's1', id: 8 });
+    t.cancel({ of: 'request', lane: 'a', holder: 's3', id: 9 });
+    t.cancel({ of: 'holder', lane: 'a', holder: 's3' });
+    await new Promise((r) => setTimeout(r, 250));
+    const expired = call('a', 's1', 8);
+    const ended = call('a', 's3', 9);
+    t.track(expired);
+    t.track(ended);
+    assert.deepEqual(aborted(expired, ended), [false, false]);
+  });
+
+  it('a session keeps at most 16 such cancels: the oldest is let go first', () => {
+    const t = new Correlation();
+    for (let id = 0; id < 17; id += 1) t.cancel({ of: 'request', lane: 'a', holder: 's1', id });
+    const oldest = call('a', 's1', 0);
+    const newest = call('a', 's1', 16);
+    t.track(oldest);
+    t.track(newest);
+    assert.deepEqual(aborted(oldest, newest), [false, true]);
+  });
 });

@@ -3,6 +3,11 @@ import type { CancellableCall, RequestId } from './call-context.js';
 import { ClientRequests } from './client-requests.js';
 import { Mrtr, REQUEST_STATE_TTL_MS } from './mrtr.js';
 
+/** How long a session's cancellation of an id it has no call with yet is kept: a body may take 30 s to arrive. */
+export const EARLY_CANCEL_MS = 30_000;
+/** How many such cancellations a session may have kept at once. */
+const EARLY_PER_HOLDER = 16;
+
 /**
  * What one cancellation reaches. A request: the lane's call with that id under that holder (a
  * session), or for a 2026-07-28 request (no holder) the lane's one modern call with that id. A
@@ -32,13 +37,25 @@ export class Correlation {
    * holders of a lane may). The id is the lane's JSON value as parsed: 1 and "1" stay apart.
    */
   private readonly inflight = new Map<string, Map<RequestId, CancellableCall[]>>();
+  /**
+   * Handshake-era cancellations that named an id no call of their session had yet: lane, session,
+   * id, until when. A session's request whose large body is still being read is not tracked yet,
+   * and its cancellation, sent a moment after the body, found nothing (attack round 14: 5 of 12
+   * such cancels were dropped). A session never uses an id twice (the spec), so its call arriving
+   * later is the one the lane meant: it is cancelled as it starts.
+   */
+  private readonly early = new Map<string, Map<string, Map<RequestId, number>>>();
 
-  constructor(requestStateTtlMs = REQUEST_STATE_TTL_MS) {
+  constructor(
+    requestStateTtlMs = REQUEST_STATE_TTL_MS,
+    private readonly earlyCancelMs = EARLY_CANCEL_MS,
+  ) {
     this.mrtr = new Mrtr(requestStateTtlMs);
   }
 
-  /** A call starts: the lane may cancel it until `release`. */
+  /** A call starts: the lane may cancel it until `release` (at once, if its session already did). */
   track(call: CancellableCall): void {
+    if (call.holder !== undefined && this.takeEarly(call.lane, call.holder, call.id)) call.abort.abort();
     let ids = this.inflight.get(call.lane);
     if (!ids) {
       ids = new Map();
@@ -85,12 +102,44 @@ export class Correlation {
   cancel(scope: CancelScope): number {
     const calls = this.callsIn(scope);
     for (const call of calls) call.abort.abort();
-    if (scope.of === 'holder') this.clientRequests.dropHolder(scope.lane, scope.holder);
+    if (scope.of === 'request' && calls.length === 0 && scope.holder !== undefined) this.noteEarly(scope.lane, scope.holder, scope.id);
+    if (scope.of === 'holder') {
+      this.clientRequests.dropHolder(scope.lane, scope.holder);
+      this.early.get(scope.lane)?.delete(scope.holder);
+    }
     if (scope.of === 'lane') {
       this.clientRequests.dropLane(scope.lane);
       this.mrtr.dropLane(scope.lane);
+      this.early.delete(scope.lane);
     }
     return calls.length;
+  }
+
+  /** Remembers a session's cancellation of an id it has no call with yet (at most EARLY_PER_HOLDER, the oldest let go). */
+  private noteEarly(lane: string, holder: string, id: RequestId): void {
+    let holders = this.early.get(lane);
+    if (!holders) {
+      holders = new Map();
+      this.early.set(lane, holders);
+    }
+    let ids = holders.get(holder);
+    if (!ids) {
+      ids = new Map();
+      holders.set(holder, ids);
+    }
+    const now = Date.now();
+    for (const [k, until] of ids) if (until <= now) ids.delete(k);
+    if (ids.size >= EARLY_PER_HOLDER) ids.delete(ids.keys().next().value as RequestId);
+    ids.set(id, now + this.earlyCancelMs);
+  }
+
+  private takeEarly(lane: string, holder: string, id: RequestId): boolean {
+    const ids = this.early.get(lane)?.get(holder);
+    const until = ids?.get(id);
+    if (!ids || until === undefined) return false;
+    ids.delete(id);
+    if (ids.size === 0) this.early.get(lane)?.delete(holder);
+    return until > Date.now();
   }
 
   private callsIn(scope: CancelScope): CancellableCall[] {
