@@ -187,4 +187,17 @@ describe('progress tokens: minted once, at the front', () => {
     t.track(newest);
     assert.deepEqual(aborted(oldest, newest), [false, true]);
   });
+
+  it('only a short id is kept: a cancel naming a long one is not remembered (a lane must not park memory in them)', () => {
+    const t = new Correlation();
+    const long = 'x'.repeat(129);
+    const edge = 'y'.repeat(128);
+    t.cancel({ of: 'request', lane: 'a', holder: 's1', id: long });
+    t.cancel({ of: 'request', lane: 'a', holder: 's1', id: edge });
+    const a = call('a', 's1', long);
+    const b = call('a', 's1', edge);
+    t.track(a);
+    t.track(b);
+    assert.deepEqual(aborted(a, b), [false, true]);
+  });
 });

@@ -7,6 +7,14 @@ import { Mrtr, REQUEST_STATE_TTL_MS } from './mrtr.js';
 export const EARLY_CANCEL_MS = 30_000;
 /** How many such cancellations a session may have kept at once. */
 const EARLY_PER_HOLDER = 16;
+/**
+ * Only an id this short (a number, or a string up to 128 characters) is kept: a lane's own ids are
+ * short, and a kept 4 MiB id would be memory a lane holds for 30 s (attack round 15: 160 cancels
+ * with 1 MB ids grew the front by 150 MB).
+ */
+const EARLY_ID_MAX_CHARS = 128;
+
+const keepable = (id: RequestId): boolean => typeof id === 'number' || (typeof id === 'string' && id.length <= EARLY_ID_MAX_CHARS);
 
 /**
  * What one cancellation reaches. A request: the lane's call with that id under that holder (a
@@ -102,7 +110,8 @@ export class Correlation {
   cancel(scope: CancelScope): number {
     const calls = this.callsIn(scope);
     for (const call of calls) call.abort.abort();
-    if (scope.of === 'request' && calls.length === 0 && scope.holder !== undefined) this.noteEarly(scope.lane, scope.holder, scope.id);
+    if (scope.of === 'request' && calls.length === 0 && scope.holder !== undefined && keepable(scope.id))
+      this.noteEarly(scope.lane, scope.holder, scope.id);
     if (scope.of === 'holder') {
       this.clientRequests.dropHolder(scope.lane, scope.holder);
       this.early.get(scope.lane)?.delete(scope.holder);
