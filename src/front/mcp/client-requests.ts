@@ -148,6 +148,8 @@ export const reachLane = (
   // prompt was written to another's stream, and that session's answer became its result).
   const calls = streams.legacyCalls(lane, server);
   if (calls.length > 0) {
+    // A 2026-07-28 call of the lane to the same server may be the one asking: it cannot be told.
+    if (streams.calls(lane, false, server).length > 0) return undefined;
     const holders = new Set(calls.map((s) => s.holder));
     const [only] = holders;
     if (holders.size !== 1 || only === undefined || !declares(only)) return undefined;
@@ -156,7 +158,7 @@ export const reachLane = (
   }
   // 2026-07-28 has no client-side tasks: a 2026-07-28 lane is asked the request itself, and answers it.
   if (modernInput) {
-    const put = streams.deliverInput(lane, withoutTask(msg) as { id: string; method: string; params: Record<string, unknown> });
+    const put = streams.deliverInput(lane, withoutTask(msg) as { id: string; method: string; params: Record<string, unknown> }, server);
     if (put === 'delivered') return [MODERN_CALL];
     if (put === 'refused') return undefined;
   }

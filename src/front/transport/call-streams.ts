@@ -105,13 +105,22 @@ export class CallStreams {
   /**
    * A server-to-client request for a MODERN call of the lane: queued for an input_required answer
    * ('delivered'); 'refused' when the call did not declare what it needs (it is answered that it is
-   * missing; the request goes to no one else: it carries that call's data); 'none' when the lane
-   * has no modern call in flight.
+   * missing; the request goes to no one else: it carries that call's data), and when several of the
+   * lane's modern calls to `server` are in flight (which one asked cannot be told); 'none' when the
+   * lane has no modern call in flight to it.
    */
-  deliverInput(lane: string, msg: { id: string; method: string; params: Record<string, unknown> }): 'delivered' | 'refused' | 'none' {
-    let target: CallStream | undefined;
-    for (const s of this.byLane.get(lane) ?? []) if (!s.legacy) target = s;
+  deliverInput(
+    lane: string,
+    msg: { id: string; method: string; params: Record<string, unknown> },
+    server?: string,
+  ): 'delivered' | 'refused' | 'none' {
+    const calls = this.calls(lane, false, server);
+    const target = calls[0];
     if (!target) return 'none';
+    // A stdio server's request names no call: with two of the lane's calls to it in flight it
+    // cannot be told to one, and neither is failed nor handed another's prompt (attack round 15:
+    // the lane's latest call got the request, and one that had not declared what it needs failed).
+    if (calls.length > 1) return 'refused';
     const need = capabilityFor(msg.method) ?? 'roots';
     if (target.caps?.[need] === undefined) {
       // Servers ask roots/list unprompted (at start-up, on a hunch): that is no reason to fail the
@@ -128,9 +137,14 @@ export class CallStreams {
 
   /** The lane's handshake-era calls in flight that `server` may be asking for (a call not yet routed counts for every server). */
   legacyCalls(lane: string, server?: string): CallStream[] {
+    return this.calls(lane, true, server);
+  }
+
+  /** The lane's calls of one era in flight that `server` may be asking for (a call not yet routed counts for every server). */
+  calls(lane: string, legacy: boolean, server?: string): CallStream[] {
     const out: CallStream[] = [];
     for (const s of this.byLane.get(lane) ?? [])
-      if (s.legacy && (server === undefined || s.server === undefined || s.server === server)) out.push(s);
+      if (s.legacy === legacy && (server === undefined || s.server === undefined || s.server === server)) out.push(s);
     return out;
   }
 
