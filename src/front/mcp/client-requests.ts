@@ -53,7 +53,7 @@ export class ClientRequests {
         reject(
           new RpcFailure({
             code: ERR.methodNotFound,
-            message: `no client of the lane can be asked ${method}: none has a stream open, none declared the capability it needs, or calls of several sessions are in flight and the request cannot be told to one`,
+            message: `no client of the lane can be asked ${method}: none has a stream open, none declared the capability it needs, or several calls to that server are in flight and the request cannot be told to one`,
           }),
         );
       }
