@@ -29,6 +29,6 @@ export const linkOrderOf = (msg: RpcMessage): string | undefined => {
   // _meta, where the front writes it over whatever the lane put there.
   if (msg.method === LINK.forward) return laneOf(p[META.caller]);
   // A session's end waits for that lane's lines before it (a call that opens a task), no one else's.
-  if (msg.method === LINK.sessionEnded) return typeof p.lane === 'string' && p.lane !== '' ? p.lane : undefined;
+  if (msg.method === LINK.sessionEnded) return laneOf(p);
   return isObject(p._meta) ? laneOf(p._meta[META.caller]) : undefined;
 };

@@ -69,7 +69,8 @@ export class RpcEndpoint {
   constructor(
     /**
      * Sends one message. A rejection for a request fails that request (e.g. an HTTP error).
-     * `order`: the order a cancellation keeps, its request's (orderOfRequest), when it has one.
+     * `order`: the order it keeps on the transport when the sender knows it (orderOfRequest): a
+     * request's own, worked out once, and its cancellation's, which is its request's.
      */
     private readonly transmit: (msg: RpcMessage, order?: string) => void | Promise<void>,
     protected readonly handlers: PeerHandlers = {},
@@ -142,7 +143,7 @@ export class RpcEndpoint {
       const order = this.orderOfRequest(msg);
       if (order !== undefined) p.order = order;
       this.pending.set(id, p);
-      this.sendRequest(id, msg);
+      this.sendRequest(id, msg, order);
     });
   }
 
@@ -179,10 +180,10 @@ export class RpcEndpoint {
     }
   }
 
-  private sendRequest(id: Id, msg: RpcMessage): void {
+  private sendRequest(id: Id, msg: RpcMessage, order: string | undefined): void {
     let sent: void | Promise<void>;
     try {
-      sent = this.transmit(msg);
+      sent = this.transmit(msg, order);
     } catch (e) {
       sent = Promise.reject(e);
     }

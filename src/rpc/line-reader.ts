@@ -1,4 +1,4 @@
-import { SLICE_MARK } from './line-writer.js';
+import { FRAME_KEY_MAX, SLICE_MARK } from './line-writer.js';
 import { decodeUtf8 } from './parts.js';
 
 /** What is known of a line that was too long to keep: its first and last characters, and its size. */
@@ -153,7 +153,7 @@ export class LineReader {
     const mark = raw[i];
     if (stream.length === 0 || (mark !== '+' && mark !== '.' && mark !== ':')) return;
     const space = mark === ':' ? raw.indexOf(' ', i) : -1;
-    if (mark === ':' && (space < 0 || space - i > 201)) {
+    if (mark === ':' && (space < 0 || space - i - 1 > FRAME_KEY_MAX)) {
       // Only a broken writer: the line is lost, and said so (its earlier slices are let go).
       this.slices.delete(stream);
       this.o.onBrokenFrame?.(`slice frame of stream ${stream} without the end of its key`);

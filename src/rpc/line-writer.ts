@@ -1,3 +1,4 @@
+import type { Id } from './jsonrpc.js';
 import type { Writable } from 'node:stream';
 import { charsOf, encodingOf, type Parts, PieceCursor } from './parts.js';
 import { onTurnFirst } from './turn.js';
@@ -36,13 +37,16 @@ interface Behind {
   response: boolean;
   channel: Channel;
   /** A request's id: it may be withdrawn while it waits (withdraw). */
-  id?: WaitingId;
+  id?: Id;
 }
 
-type WaitingId = string | number | null;
+/** The longest key a slice frame carries (line-reader.ts reads no longer one). */
+export const FRAME_KEY_MAX = 200;
+
+const FRAMEABLE = new RegExp(`^[\\x21-\\x7e]{1,${FRAME_KEY_MAX}}$`);
 
 /** A key a slice frame can carry: printable, no frame separator (a lane name always is). */
-const frameKey = (key: OrderKey): Channel => (key !== undefined && key.length > 0 && /^[\x21-\x7e]{1,200}$/.test(key) ? key : BARRIER);
+const frameKey = (key: OrderKey): Channel => (key !== undefined && FRAMEABLE.test(key) ? key : BARRIER);
 
 /**
  * Writes newline-delimited lines to a stream. Sliced (a link), it honours back-pressure and lets
@@ -65,8 +69,12 @@ export class LineWriter {
   /** The long line that is not a response being written now, per order (at most one each). */
   private readonly ordered = new Map<Channel, Big>();
   private readonly behind: Behind[] = [];
-  /** How many lines of each order wait in `behind` (BARRIER's among them). */
-  private readonly waitingOf = new Map<Channel, number>();
+  /**
+   * How many lines without a key wait in `behind`. A keyed line waits there only behind a long
+   * line of its order going out, or behind a line without a key (going out or waiting): so a new
+   * line of that order must wait exactly when one of those holds, and needs no count of its own.
+   */
+  private barriersWaiting = 0;
   private blocked = false;
   private scheduled = false;
   private nextStream = 1;
@@ -91,7 +99,7 @@ export class LineWriter {
    * place, as a long line would (a response lets other lines pass it; anything else holds the
    * lines of its order written after it until it is out). `key`: the order it keeps (none: all).
    */
-  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey, framed = false, id?: WaitingId): void {
+  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey, framed = false, id?: Id): void {
     const channel = this.sliced ? frameKey(key) : BARRIER;
     // A short line whose text does not name its order (a cancellation) goes as one frame that does.
     const text =
@@ -104,11 +112,11 @@ export class LineWriter {
    * Takes back the request `id` if it still waits behind a line of its order (none of it written):
    * true when it did; what waited behind it goes on if nothing else holds it.
    */
-  withdraw(id: WaitingId): boolean {
-    const i = this.behind.findIndex((e) => e.id === id && e.id !== undefined);
+  withdraw(id: Id): boolean {
+    const i = this.behind.findIndex((e) => e.id === id);
     if (i < 0) return false;
     const [e] = this.behind.splice(i, 1) as [Behind];
-    this.waitingOf.set(e.channel, (this.waitingOf.get(e.channel) ?? 1) - 1);
+    if (e.channel === BARRIER) this.barriersWaiting -= 1;
     if (!(e.line instanceof Promise)) this.queued -= charsOf(e.line);
     this.releaseBehind();
     this.pump();
@@ -118,12 +126,7 @@ export class LineWriter {
   /** Whether a line of `channel` must wait: a long line of its order is going out, or a line of it waits already. */
   private mustWait(channel: Channel): boolean {
     if (channel === BARRIER) return this.ordered.size > 0 || this.behind.length > 0;
-    return (
-      this.ordered.has(channel) ||
-      this.ordered.has(BARRIER) ||
-      (this.waitingOf.get(BARRIER) ?? 0) > 0 ||
-      (this.waitingOf.get(channel) ?? 0) > 0
-    );
+    return this.ordered.has(channel) || this.ordered.has(BARRIER) || this.barriersWaiting > 0;
   }
 
   /** A line nothing holds back: written (short), or entered to go out in slices or pieces. */
@@ -170,9 +173,9 @@ export class LineWriter {
   }
 
   /** A line written while a line of its order goes out: it waits, in order, and counts as queued (once its parts are made). */
-  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel, id?: WaitingId): void {
+  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel, id?: Id): void {
     this.behind.push({ line: typeof line === 'string' ? [line] : line, response, channel, ...(id === undefined ? {} : { id }) });
-    this.waitingOf.set(channel, (this.waitingOf.get(channel) ?? 0) + 1);
+    if (channel === BARRIER) this.barriersWaiting += 1;
     if (!(line instanceof Promise)) this.queued += typeof line === 'string' ? line.length : charsOf(line);
   }
 
@@ -279,7 +282,7 @@ export class LineWriter {
         held.add(e.channel);
         continue;
       }
-      this.waitingOf.set(e.channel, (this.waitingOf.get(e.channel) ?? 1) - 1);
+      if (e.channel === BARRIER) this.barriersWaiting -= 1;
       if (!(e.line instanceof Promise)) this.queued -= charsOf(e.line);
       const line = !(e.line instanceof Promise) && e.line.length === 1 ? (e.line[0] as string) : e.line;
       if (this.sliced && typeof line === 'string' && line.length <= SLICE_CHARS) {

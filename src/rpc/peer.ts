@@ -76,11 +76,13 @@ const transmitter = (writer: LineWriter, maxSend: LineOptions['maxSend'], orderO
   const bounded = boundedBy(maxSend);
   return (msg: RpcMessage, order?: string): void => {
     const response = !('method' in msg);
-    // A cancellation keeps its request's order (`order`), which its own line cannot tell the
-    // reader: it goes framed, with the key (line-writer.ts).
-    const own = response ? undefined : orderOf?.(msg);
-    const key = own ?? (orderOf && !response ? order : undefined);
-    const framed = own === undefined && key !== undefined;
+    const request = 'id' in msg && !response;
+    // A request's order comes worked out (RpcEndpoint.call); a notification's is read from it, but
+    // a cancellation's is its request's (`order`), which its own line cannot tell the reader: it
+    // goes framed, with the key (line-writer.ts).
+    const key = response || !orderOf ? undefined : request ? order : (order ?? orderOf(msg));
+    const framed = !request && order !== undefined && key !== undefined;
+    const id = request ? msg.id : undefined;
     // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
     if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
       writer.write(
@@ -91,11 +93,11 @@ const transmitter = (writer: LineWriter, maxSend: LineOptions['maxSend'], orderO
         response,
         key,
         false,
-        'id' in msg && !response ? msg.id : undefined,
+        id,
       );
       return;
     }
-    writer.write(bounded(msg, lineOf(msg)), response, key, framed, 'id' in msg && !response ? msg.id : undefined);
+    writer.write(bounded(msg, lineOf(msg)), response, key, framed, id);
   };
 };
 
