@@ -146,7 +146,7 @@ export const reachLane = (
   // are in flight, on its call's stream; with calls of several sessions in flight it cannot be told
   // to one and is refused, and it never passes to another session (attack round 11: one session's
   // prompt was written to another's stream, and that session's answer became its result).
-  const calls = streams.legacyCalls(lane, server);
+  const calls = streams.calls(lane, true, server);
   if (calls.length > 0) {
     // A 2026-07-28 call of the lane to the same server may be the one asking: it cannot be told.
     if (streams.calls(lane, false, server).length > 0) return undefined;

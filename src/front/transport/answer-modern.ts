@@ -100,11 +100,8 @@ const missingCapability = async (c: Exchange, d: McpHttpDeps, m: ModernCall, nee
   );
 };
 
-/**
- * Notifications came first and the client takes SSE: they, then the result (or an input round), on
- * a stream. The call stays tracked (cancellable by its id) until the stream ends: `release` then.
- */
-const streamRest = (c: Exchange, d: McpHttpDeps, m: ModernCall, render: Render, release: () => void): Replied =>
+/** Notifications came first and the client takes SSE: they, then the result (or an input round), on a stream. */
+const streamRest = (c: Exchange, d: McpHttpDeps, m: ModernCall, render: Render): Replied =>
   streamSse(c, async (stream) => {
     try {
       await pumpSse(stream, {
@@ -117,7 +114,6 @@ const streamRest = (c: Exchange, d: McpHttpDeps, m: ModernCall, render: Render, 
       });
     } finally {
       if (m.result) d.calls.streams.end(m.s);
-      release();
     }
   });
 
@@ -126,34 +122,7 @@ const streamRest = (c: Exchange, d: McpHttpDeps, m: ModernCall, render: Render, 
  * asks the client something (sampling, elicitation, roots), an `input_required` result that parks
  * the call until the lane retries with `inputResponses` and the sealed `requestState`.
  */
-export const answerModern = async (
-  c: Exchange,
-  d: McpHttpDeps,
-  x: CallContext,
-  req: RpcRequest,
-  render: Render,
-  release: () => void = () => undefined,
-): Promise<Replied> => {
-  let streaming = false;
-  try {
-    return await answerModernTurns(c, d, x, req, render, () => {
-      streaming = true;
-      return release;
-    });
-  } finally {
-    // A stream lets go of the call when it ends (streamRest); any other answer, here.
-    if (!streaming) release();
-  }
-};
-
-const answerModernTurns = async (
-  c: Exchange,
-  d: McpHttpDeps,
-  x: CallContext,
-  req: RpcRequest,
-  render: Render,
-  streams: () => () => void,
-): Promise<Replied> => {
+export const answerModern = async (c: Exchange, d: McpHttpDeps, x: CallContext, req: RpcRequest, render: Render): Promise<Replied> => {
   const params = req.params ?? {};
   const callKey = `${req.method}:${JSON.stringify(params.name ?? params.uri ?? params.ref ?? '')}`;
   const begun = begin(c, d, x, req, callKey);
@@ -167,5 +136,5 @@ const answerModernTurns = async (
   if (turn.kind === 'result') return finish(c, d, m, turn.result, render);
   if (turn.kind === 'input') return c.json(await inputRound(d, m));
   if (turn.kind === 'missing') return missingCapability(c, d, m, turn.need);
-  return streamRest(c, d, m, render, streams());
+  return streamRest(c, d, m, render);
 };

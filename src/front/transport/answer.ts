@@ -177,7 +177,12 @@ export const answer = async (c: Exchange, d: McpHttpDeps, x: CancellableCall, re
     return c.json(out.body, out.status);
   }
   const release = track(c, d, x);
-  if (x.holder === undefined && CALL_METHODS.has(req.method)) return answerModern(c, d, x, req, render, release);
+  if (x.holder === undefined && CALL_METHODS.has(req.method)) {
+    // Cancellable by its id until its answer is out: a JSON one, an input round, or a stream that
+    // went on after its first progress (let go at that point, a cancellation found no call).
+    whenClosed(c.outgoing, release);
+    return answerModern(c, d, x, req, render);
+  }
   const accepts = (c.req.header('accept') ?? '').includes('text/event-stream');
   if (CALL_METHODS.has(req.method) && accepts) return answerLegacyCall(c, d, x, req, render, release);
   return jsonAnswer(c, req.id, await dispatchLegacy(d, x, req).finally(release), render);

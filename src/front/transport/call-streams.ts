@@ -135,11 +135,6 @@ export class CallStreams {
     return 'delivered';
   }
 
-  /** The lane's handshake-era calls in flight that `server` may be asking for (a call not yet routed counts for every server). */
-  legacyCalls(lane: string, server?: string): CallStream[] {
-    return this.calls(lane, true, server);
-  }
-
   /** The lane's calls of one era in flight that `server` may be asking for (a call not yet routed counts for every server). */
   calls(lane: string, legacy: boolean, server?: string): CallStream[] {
     const out: CallStream[] = [];
