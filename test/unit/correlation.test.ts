@@ -26,6 +26,12 @@ const call = (lane: string, holder: string | undefined, id: RequestId): Cancella
 
 const aborted = (...calls: CancellableCall[]): boolean[] => calls.map((c) => c.abort.signal.aborted);
 
+/** Starts each call in `t`, in order; then which of them were aborted as they started. */
+const started = (t: Correlation, ...calls: CancellableCall[]): boolean[] => {
+  for (const c of calls) t.track(c);
+  return aborted(...calls);
+};
+
 describe('the front correlation table: typed keys, one cancellation path', () => {
   it("a session's cancel aborts its own call with that id, not another session's or lane's, nor another id", () => {
     const t = new Correlation();
@@ -171,21 +177,13 @@ describe('progress tokens: minted once, at the front', () => {
     t.cancel({ of: 'request', lane: 'a', holder: 's3', id: 9 });
     t.cancel({ of: 'holder', lane: 'a', holder: 's3' });
     await new Promise((r) => setTimeout(r, 250));
-    const expired = call('a', 's1', 8);
-    const ended = call('a', 's3', 9);
-    t.track(expired);
-    t.track(ended);
-    assert.deepEqual(aborted(expired, ended), [false, false]);
+    assert.deepEqual(started(t, call('a', 's1', 8), call('a', 's3', 9)), [false, false], 'expired; its session ended');
   });
 
   it('a session keeps at most 16 such cancels: the oldest is let go first', () => {
     const t = new Correlation();
     for (let id = 0; id < 17; id += 1) t.cancel({ of: 'request', lane: 'a', holder: 's1', id });
-    const oldest = call('a', 's1', 0);
-    const newest = call('a', 's1', 16);
-    t.track(oldest);
-    t.track(newest);
-    assert.deepEqual(aborted(oldest, newest), [false, true]);
+    assert.deepEqual(started(t, call('a', 's1', 0), call('a', 's1', 16)), [false, true], 'the oldest let go, the newest kept');
   });
 
   it('only a short id is kept: a cancel naming a long one is not remembered (a lane must not park memory in them)', () => {
@@ -194,10 +192,6 @@ describe('progress tokens: minted once, at the front', () => {
     const edge = 'y'.repeat(128);
     t.cancel({ of: 'request', lane: 'a', holder: 's1', id: long });
     t.cancel({ of: 'request', lane: 'a', holder: 's1', id: edge });
-    const a = call('a', 's1', long);
-    const b = call('a', 's1', edge);
-    t.track(a);
-    t.track(b);
-    assert.deepEqual(aborted(a, b), [false, true]);
+    assert.deepEqual(started(t, call('a', 's1', long), call('a', 's1', edge)), [false, true]);
   });
 });
