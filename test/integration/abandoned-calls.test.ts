@@ -42,7 +42,7 @@ describe('a 2026-07-28 call whose client goes away is cancelled', () => {
     assert.ok(!readFileSync(marker, 'utf8').includes('completed'), 'the upstream work never completed');
   });
 
-  it("a lane dropping each ~4 MB call at once costs another lane's calls nothing: every one of them answered", async () => {
+  it("a lane dropping each ~4 MB call at once costs another lane's calls nothing: every one of them answered", async (t) => {
     const ta = await gw.token('a');
     const tb = await gw.token('b');
     const url = new URL(gw.url);
@@ -65,7 +65,11 @@ describe('a 2026-07-28 call whose client goes away is cancelled', () => {
     const bad: string[] = [];
     let answered = 0;
     const t0 = Date.now();
-    for (let i = 0; Date.now() - t0 < 4000 && i < 100_000; i += 1) {
+    // Lane b calls for 4 s, and on until it has 20 answers (at most 30 s): alone that was 38 calls in
+    // 4 s, but in the full suite on a machine whose fresh memory pages are slow, 5 in 4 s; the property
+    // is that every one is answered and the lane keeps being served, not a rate.
+    const enough = (): boolean => Date.now() - t0 >= 4000 && (answered >= 20 || Date.now() - t0 >= 30_000);
+    for (let i = 0; !enough() && i < 100_000; i += 1) {
       const c = modernCall(tb, i, 'fix_echo', { text: `b${i}` });
       const r = await send(url, c.body, c.headers, agent);
       if (r.status !== 200 || !r.text.includes(`"b${i}"`) || r.text.includes('isError":true'))
@@ -75,6 +79,7 @@ describe('a 2026-07-28 call whose client goes away is cancelled', () => {
     flooding = false;
     agent.destroy();
     await Promise.all(workers);
+    t.diagnostic(`lane b: ${answered} answered in ${Date.now() - t0} ms; lane a dropped ${dropped} calls`);
     assert.ok(dropped >= 24, `lane a dropped ${dropped} calls`);
     assert.ok(answered >= 20, `lane b was answered ${answered} times`);
     assert.deepEqual(bad.slice(0, 3), [], `${bad.length} of lane b's calls were not answered (of ${answered + bad.length})`);

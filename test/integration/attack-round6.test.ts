@@ -45,7 +45,7 @@ ${everythingServer()}lanes:
     await gw?.stop();
   });
 
-  it('a call that makes a 1 MB resource name answers in bounded time; the other lane keeps being served', async () => {
+  it('a call that makes a 1 MB resource name answers in bounded time; the other lane keeps being served', async (t) => {
     const warm = await call(tb, 1, 'every_echo', { message: 'before' });
     assert.match(warm.text, /before/);
     const name = `f0-${'n'.repeat(1_000_000)}.gz`;
@@ -53,7 +53,10 @@ ${everythingServer()}lanes:
     const attack = await call(ta, 2, 'every_gzip-file-as-resource', { name, data, outputType: 'resourceLink' }, 30_000);
     assert.notEqual(attack.status, -1, 'the call itself answered');
     // It was read in bounded time: before, the guard's quadratic patterns took over twenty minutes.
-    assert.ok(attack.ms < 5000, `the call took ${attack.ms} ms`);
+    // In the full suite on a machine whose fresh memory pages are slow to fault in, it took 5.4 s
+    // (alone there, the whole test takes ~2 s): the bound is 15 s, still ~100x under the bug.
+    t.diagnostic(`the call with a 1 MB name answered in ${attack.ms} ms`);
+    assert.ok(attack.ms < 15_000, `the call took ${attack.ms} ms`);
     // The other lane, on the same host: answered at once, again and again.
     for (let i = 0; i < 10; i += 1) {
       const r = await call(tb, 10 + i, 'every_echo', { message: `after${i}` }, 10_000);
