@@ -1,5 +1,5 @@
 import { LanegateError } from '../errors.js';
-import type { Era } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { Instance } from './slot-types.js';
 
 /** A child of a slot before its first start: no link, no failures, no timers. */
@@ -12,7 +12,36 @@ export const newInstance = (key: string, lane: string | undefined, era: Era): In
   retryAt: 0,
   startedAt: 0,
   stopping: false,
+  calls: 0,
 });
+
+/**
+ * The child's link as the slot hands it out: each request counts as the instance's work until it
+ * settles, and `settled` runs when the last one does (the idle time counts from there). A call
+ * that runs longer than the idle time keeps its child; before, the timer set when it began stopped
+ * the child under it.
+ */
+export const counting = (conn: UpstreamConn, inst: Instance, settled: () => void): UpstreamConn => {
+  const done = (): void => {
+    inst.calls -= 1;
+    if (inst.calls === 0) settled();
+  };
+  return {
+    ...conn,
+    request: (method, params, timeoutMs, signal) => {
+      inst.calls += 1;
+      let p: Promise<Record<string, unknown>>;
+      try {
+        p = conn.request(method, params, timeoutMs, signal);
+      } catch (e) {
+        done();
+        throw e;
+      }
+      p.then(done, done);
+      return p;
+    },
+  };
+};
 
 /** What a call is told while the child it needs waits out its restart backoff (named, with the wait). */
 export const backoffRefusal = (server: string, inst: Instance, now: number): LanegateError =>

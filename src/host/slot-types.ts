@@ -68,6 +68,8 @@ export interface Instance {
   idleTimer?: NodeJS.Timeout;
   restartTimer?: NodeJS.Timeout;
   stopping: boolean;
+  /** Requests sent to the child that have not settled: while any runs, the child is not idle. */
+  calls: number;
   /** The instance's vetted surface (fetched once, re-fetched after list_changed or a restart). */
   surface?: Promise<Surface>;
 }

@@ -6,7 +6,7 @@ import type { Era, UpstreamConn } from '../upstream/conn.js';
 import { noteFailure } from '../supervision/restart.js';
 import { type ChildScope, type Instance, type SlotHooks, scopeOf, startedEvent } from './slot-types.js';
 import { adoptEra, linkEraFor } from './slot-era.js';
-import { backoffRefusal, newInstance } from './slot-instance.js';
+import { backoffRefusal, counting, newInstance } from './slot-instance.js';
 
 export type { ChildScope, SlotHooks } from './slot-types.js';
 
@@ -173,7 +173,8 @@ export class ServerSlot {
     const lane = inst.lane;
     const name = this.config.name;
     const p = this.hooks.connect(this.config, lane, this.childEvents(inst), inst.era, this.config.upstreamEra === 'auto').then(
-      (conn) => {
+      (link) => {
+        const conn = counting(link, inst, () => this.touch(inst));
         inst.starting = undefined;
         if (this.closed || inst.stopping) {
           void conn.stop();
@@ -248,7 +249,8 @@ export class ServerSlot {
     inst.idleTimer = setTimeout(() => {
       inst.idleTimer = undefined;
       // A shared child idles out like any other once no lane is on it (all moved off, or left the loadout).
-      if (this.hooks.held?.(this.config.name, inst.key) || (inst.lane === undefined && inst.attached.size > 0)) this.touch(inst);
+      if (inst.calls > 0 || this.hooks.held?.(this.config.name, inst.key) || (inst.lane === undefined && inst.attached.size > 0))
+        this.touch(inst);
       else void this.stopInstance(inst.key);
     }, this.config.idleMs);
     inst.idleTimer.unref();

@@ -58,6 +58,14 @@ describe("a dedicated child's life: failed starts, restarts, idling", () => {
     assert.ok(await waitFor(async () => (await children('idle')) === 0, 10_000, 200), 'the restarted child idled out');
   });
 
+  it('a call running longer than the idle time keeps its child: the child idles out only once the call has answered', async () => {
+    // The child's idle time is 1 s; the call sleeps 2.5 s. Before, the idle timer (set when the call
+    // began) stopped the child under the call, which failed with "was stopped".
+    const r = await modernPost(gw.url, t, 4, 'tools/call', { name: 'idle_sleep', arguments: { ms: 2500 } });
+    assert.equal(textOf(r.json?.result), 'slept', JSON.stringify(r.json).slice(0, 300));
+    assert.ok(await waitFor(async () => (await children('idle')) === 0, 10_000, 200), 'the child idled out after the call');
+  });
+
   it("every log line's pid is the process that wrote it; a child's or a host's pid is a field of its own", async () => {
     const r = await fetch(gw.url.replace(/\/mcp$/, '/api/processes'), { headers: { authorization: `Bearer ${gw.operatorToken}` } });
     const body = (await r.json()) as { hosts: Record<string, { pid: number; children: { pid: number }[] }> };
