@@ -21,7 +21,7 @@ import { execa } from 'execa';
 import { LinePeer } from '../../src/rpc/peer.js';
 
 import { auditCost } from './audit-cost.js';
-import { agent, benchGateway, type Call, floorRows, httpPost, N1, N16, run, type Stats } from './paths.js';
+import { agent, benchGateway, type Call, floorRows, httpPost, N1, N16, resent, run, type Stats } from './paths.js';
 
 const main = async (): Promise<void> => {
   const rows: [string, Stats, Stats][] = [];
@@ -171,6 +171,7 @@ lanes:
   for (const [lane, bytes] of sizes) console.log(`  ${lane === 'research' ? 'catalog: full  ' : 'catalog: search'}  ${bytes} bytes`);
   // What recording costs: the same calls through a gateway with the audit trail on and one with it off.
   for (const l of await auditCost()) console.log(l);
+  console.log(`\nrequests sent again after a pooled connection was found closed: ${resent.count}`);
   agent.destroy();
 };
 

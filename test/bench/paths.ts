@@ -52,7 +52,15 @@ export const run = async (call: Call, n: number, concurrency: number, warmup = W
 };
 
 export const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-export const httpPost = (url: URL, body: string, headers: Record<string, string>): Promise<string> =>
+/**
+ * One POST on the shared keep-alive agent. A request sent on a pooled connection the server closed
+ * as idle (node's http server closes one after 5 s) fails with "socket hang up" before any byte of
+ * an answer: that request never reached the server, so it is sent again once, on a new connection
+ * (node's documented `reusedSocket` case); `resent` counts them, for the run's last line. Two runs
+ * of `npm run bench` had died of "socket hang up" ~34 s in.
+ */
+export const resent = { count: 0 };
+export const httpPost = (url: URL, body: string, headers: Record<string, string>, retried = false): Promise<string> =>
   new Promise((resolve, reject) => {
     const req = request(
       {
@@ -77,7 +85,13 @@ export const httpPost = (url: URL, body: string, headers: Record<string, string>
         res.on('end', () => (res.statusCode === 200 ? resolve(data) : reject(new Error(`HTTP ${res.statusCode}: ${data}`))));
       },
     );
-    req.on('error', reject);
+    req.on('error', (e: NodeJS.ErrnoException) => {
+      if (!retried && req.reusedSocket && e.code === 'ECONNRESET') {
+        resent.count += 1;
+        httpPost(url, body, headers, true).then(resolve, reject);
+      }
+      else reject(e);
+    });
     req.end(body);
   });
 
