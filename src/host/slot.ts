@@ -174,7 +174,11 @@ export class ServerSlot {
     const name = this.config.name;
     const p = this.hooks.connect(this.config, lane, this.childEvents(inst), inst.era, this.config.upstreamEra === 'auto').then(
       (link) => {
-        const conn = counting(link, inst, () => this.touch(inst));
+        // The idle time counts from the last call's end, on a child that is still up (a crash's
+        // failed calls settle after it is gone: they must not arm a timer that would stop its restart).
+        const conn = counting(link, inst, () => {
+          if (inst.conn === conn) this.touch(inst);
+        });
         inst.starting = undefined;
         if (this.closed || inst.stopping) {
           void conn.stop();
@@ -248,8 +252,10 @@ export class ServerSlot {
     }
     inst.idleTimer = setTimeout(() => {
       inst.idleTimer = undefined;
+      // A child starting (a start slower than the idle time) or with a call in flight is not idle.
       // A shared child idles out like any other once no lane is on it (all moved off, or left the loadout).
-      if (inst.calls > 0 || this.hooks.held?.(this.config.name, inst.key) || (inst.lane === undefined && inst.attached.size > 0))
+      const busy = inst.calls > 0 || inst.starting !== undefined;
+      if (busy || this.hooks.held?.(this.config.name, inst.key) || (inst.lane === undefined && inst.attached.size > 0))
         this.touch(inst);
       else void this.stopInstance(inst.key);
     }, this.config.idleMs);

@@ -10,8 +10,9 @@ trustDomains: { public: { kind: shared } }
 servers:
   broken: { prefix: broken, domain: public, stdio: { command: node, args: ["${path.join(path.dirname(FIXTURE), 'no-such-server.mjs')}"] } }
   idle: { prefix: idle, domain: public, idle: 1s, stdio: { command: node, args: ["${FIXTURE}"] } }
+  slow: { prefix: slow, domain: public, idle: 1s, stdio: { command: node, args: ["${FIXTURE}", "--slow-init", "1800"] } }
 lanes:
-  a: { servers: [broken, idle] }
+  a: { servers: [broken, idle, slow] }
 `;
 
 describe("a dedicated child's life: failed starts, restarts, idling", () => {
@@ -64,6 +65,13 @@ describe("a dedicated child's life: failed starts, restarts, idling", () => {
     const r = await modernPost(gw.url, t, 4, 'tools/call', { name: 'idle_sleep', arguments: { ms: 2500 } });
     assert.equal(textOf(r.json?.result), 'slept', JSON.stringify(r.json).slice(0, 300));
     assert.ok(await waitFor(async () => (await children('idle')) === 0, 10_000, 200), 'the child idled out after the call');
+  });
+
+  it('a child whose start takes longer than its idle time is not stopped as it starts: the call that started it is answered', async () => {
+    // slow answers initialize after 1.8 s; its idle time is 1 s. Before, the timer set when the call
+    // asked for the child fired during the start and stopped the child as soon as it was up.
+    const r = await modernPost(gw.url, t, 5, 'tools/call', { name: 'slow_echo', arguments: { text: 'started' } });
+    assert.equal(textOf(r.json?.result), 'started', JSON.stringify(r.json).slice(0, 300));
   });
 
   it("every log line's pid is the process that wrote it; a child's or a host's pid is a field of its own", async () => {
