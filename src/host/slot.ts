@@ -255,8 +255,7 @@ export class ServerSlot {
       // A child starting (a start slower than the idle time) or with a call in flight is not idle.
       // A shared child idles out like any other once no lane is on it (all moved off, or left the loadout).
       const busy = inst.calls > 0 || inst.starting !== undefined;
-      if (busy || this.hooks.held?.(this.config.name, inst.key) || (inst.lane === undefined && inst.attached.size > 0))
-        this.touch(inst);
+      if (busy || this.hooks.held?.(this.config.name, inst.key) || (inst.lane === undefined && inst.attached.size > 0)) this.touch(inst);
       else void this.stopInstance(inst.key);
     }, this.config.idleMs);
     inst.idleTimer.unref();

@@ -89,8 +89,7 @@ export const httpPost = (url: URL, body: string, headers: Record<string, string>
       if (!retried && req.reusedSocket && e.code === 'ECONNRESET') {
         resent.count += 1;
         httpPost(url, body, headers, true).then(resolve, reject);
-      }
-      else reject(e);
+      } else reject(e);
     });
     req.end(body);
   });
