@@ -3,6 +3,7 @@ import { type Exchange, type Pace, type Replied, whenClosed } from './exchange.j
 import { rpcError } from './post-context.js';
 import { ERR } from '../../rpc/jsonrpc.js';
 import { BYTE_TURN_MIN } from './byte-turns.js';
+import { REQUEST_MS } from './connection-pool.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { LARGE_LINE } from '../../rpc/peer.js';
 import { accepts, isJsonContentType, jsonDepthOver, jsonDepthOverPaced, peekBody, readBody } from './body.js';
@@ -50,6 +51,7 @@ const runOrWait = async (
   c: Exchange,
   a: { kind: 'run'; release: () => void } | { kind: 'wait'; started: Promise<() => void>; cancel: () => void },
   w?: Waiter,
+  deadline?: { ms: number; refuse: () => Replied },
 ): Promise<Replied | typeof CANCELLED_WAITING | undefined> => {
   const outgoing = c.outgoing;
   if (a.kind === 'run') {
@@ -58,19 +60,28 @@ const runOrWait = async (
   }
   const done = w?.waiting();
   let onAbort: (() => void) | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let late = false;
   const gone = new Promise<undefined>((resolve) => {
     whenClosed(outgoing, () => resolve(undefined));
     onAbort = () => resolve(undefined);
     w?.signal.addEventListener('abort', onAbort, { once: true });
+    if (deadline)
+      timer = setTimeout(() => {
+        late = true;
+        resolve(undefined);
+      }, deadline.ms);
   });
   const release = await Promise.race([a.started, gone]).finally(() => {
     done?.();
+    clearTimeout(timer);
     if (onAbort) w?.signal.removeEventListener('abort', onAbort);
   });
   if (!release) {
     a.cancel();
     // Started in the same tick as the client left: the turn is given back, never leaked.
     void a.started.then((r) => r());
+    if (late && deadline && !outgoing?.writableEnded) return deadline.refuse();
     return w?.signal.aborted && !outgoing?.writableEnded ? CANCELLED_WAITING : c.body(null, 499);
   }
   whenClosed(outgoing, release);
@@ -123,8 +134,31 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
   const bytes = Number.isFinite(declared) && declared >= 0 ? declared : d.policy().gateway.maxBodyBytes;
   // A body too large to accept takes no turn: the body check refuses it at once with 413.
   if (bytes <= BYTE_TURN_MIN || declared > d.policy().gateway.maxBodyBytes) return undefined;
-  // No signal: this wait ends only in a turn or the client leaving.
-  return (await runOrWait(c, d.requestBytes.enter(lane, bytes))) as Replied | undefined;
+  // No signal: this wait ends in a turn, the client leaving, or BYTE_TURN_WAIT_MS passing.
+  return (await runOrWait(c, d.requestBytes.enter(lane, bytes), undefined, {
+    ms: BYTE_TURN_WAIT_MS,
+    refuse: () => refuseUnread(c, d),
+  })) as Replied | undefined;
+};
+
+/**
+ * Longest a large request waits for its byte turn with its body unread. Node's deadline for a whole
+ * request (REQUEST_MS, 30 s) counts that wait too, and when it passed first the client got a bare
+ * 408 with no body (attack round 16, F1): the wait ends well before it, with an answer it can act on.
+ */
+export const BYTE_TURN_WAIT_MS = Math.floor(REQUEST_MS / 2);
+
+/** 429 naming the setting; the unread body is read and dropped, so the client finishes sending and reads the answer. */
+const refuseUnread = (c: Exchange, d: McpHttpDeps): Replied => {
+  c.incoming.resume();
+  const limit = d.policy().gateway.limits.bytesInFlightPerLane;
+  return refuseLoad(c, {
+    status: 429,
+    setting: 'gateway.limits.bytesInFlightPerLane',
+    limit,
+    message: `This lane's large requests in flight held this one's turn by bytes for ${BYTE_TURN_WAIT_MS / 1000} s, its body unread: send fewer large requests at once, or raise gateway.limits.bytesInFlightPerLane`,
+    retryAfterS: 1,
+  });
 };
 
 /**
