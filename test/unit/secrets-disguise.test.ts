@@ -197,14 +197,17 @@ describe('reading through disguises stays linear', () => {
     '-----BEGIN with a BOM': rep('-----BEGIN\ufeff'),
   };
   for (const [name, text] of Object.entries(inputs))
-    it(`1 MB of ${name} scans in well under a second of CPU`, () => {
+    it(`1 MB of ${name} scans in linear time: seconds of CPU at most, where a quadratic reading takes many minutes`, (tc) => {
       // CPU time, not wall time: the unit files share phase 1 of npm test with busy processes, and
       // under that load a 200 ms scan once read 1.5 s on the clock. What is bounded is the work.
+      // On a machine whose fresh memory is slow to fault in (README), the slowest input here took
+      // 846 ms of CPU alone (373 of it system time) and 1,502 ms in a full run, hence 4 s.
       const t = process.cpuUsage();
       d.scan({ text }, 'x');
       d.redact(text);
       const used = process.cpuUsage(t);
       const ms = (used.user + used.system) / 1000;
-      assert.ok(ms < 1500, `${ms.toFixed(0)} ms of CPU`);
+      tc.diagnostic(`${ms.toFixed(0)} ms of CPU (user ${(used.user / 1000).toFixed(0)}, system ${(used.system / 1000).toFixed(0)})`);
+      assert.ok(ms < 4000, `${ms.toFixed(0)} ms of CPU`);
     });
 });
