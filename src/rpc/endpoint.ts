@@ -132,7 +132,13 @@ export class RpcEndpoint {
       if (timeoutMs > 0) {
         p.timer = setTimeout(() => {
           this.pending.delete(id);
-          this.withdraw(id);
+          // The spec: a sender whose request timed out SHOULD cancel it, so the peer's work stops
+          // (attack round 16: a timed-out search kept its child at full CPU for 15 minutes).
+          if (!this.withdraw(id))
+            this.send(
+              { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `timed out after ${timeoutMs} ms` } },
+              p.order,
+            );
           this.handlers.onAbandon?.(id);
           p.reject(
             new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms`, data: { [TIMED_OUT_HERE]: true } }),
