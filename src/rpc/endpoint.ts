@@ -107,16 +107,7 @@ export class RpcEndpoint {
       const onAbort = (): void => {
         if (!this.pending.delete(id)) return;
         if (p.timer) clearTimeout(p.timer);
-        // A request the transport has not begun to send is withdrawn: the peer never sees it, and
-        // nothing is left to cancel (attack round 14: aborted 4 MB requests piled up on a host's
-        // link and refused every lane's calls). Else the cancellation, in its request's order: on a
-        // link with orders it waits behind its request, not behind every lane's.
-        if (!this.withdraw(id))
-          this.send(
-            { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'cancelled by the caller' } },
-            p.order,
-          );
-        this.handlers.onAbandon?.(id);
+        this.letGo(id, p.order, 'cancelled by the caller');
         reject(new RpcFailure({ code: ERR.cancelled, message: 'request cancelled' }));
       };
       // However the request ends, the caller's signal lets go of it (a signal that outlives many
@@ -133,13 +124,8 @@ export class RpcEndpoint {
         p.timer = setTimeout(() => {
           this.pending.delete(id);
           // The spec: a sender whose request timed out SHOULD cancel it, so the peer's work stops
-          // (attack round 16: a timed-out search kept its child at full CPU for 15 minutes).
-          if (!this.withdraw(id))
-            this.send(
-              { jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: `timed out after ${timeoutMs} ms` } },
-              p.order,
-            );
-          this.handlers.onAbandon?.(id);
+          // (attack round 16: a timed-out call's work ran on upstream).
+          this.letGo(id, p.order, `timed out after ${timeoutMs} ms`);
           p.reject(
             new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms`, data: { [TIMED_OUT_HERE]: true } }),
           );
@@ -151,6 +137,17 @@ export class RpcEndpoint {
       this.pending.set(id, p);
       this.sendRequest(id, msg, order);
     });
+  }
+
+  /**
+   * A request of ours given up on (cancelled or timed out). One the transport has not begun to send
+   * is withdrawn: the peer never sees it, and nothing is left to cancel (attack round 14: aborted
+   * 4 MB requests piled up on a host's link and refused every lane's calls). Else the peer is told,
+   * in the request's order: on a link with orders it waits behind its request, not every lane's.
+   */
+  private letGo(id: Id, order: string | undefined, reason: string): void {
+    if (!this.withdraw(id)) this.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason } }, order);
+    this.handlers.onAbandon?.(id);
   }
 
   /** Whether a request of ours still waits for its answer. */
