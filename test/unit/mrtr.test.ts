@@ -20,8 +20,10 @@ describe('requestState is sealed, bound, one-shot and short-lived', () => {
   it('resumes the parked call exactly once, for its own lane and call', () => {
     const m = new Mrtr();
     const state = park(m);
-    assert.equal(m.take(state, 'b', 'tools/call:"x"').ok, false, 'another lane');
-    assert.equal(m.take(state, 'a', 'tools/call:"y"').ok, false, 'another call');
+    // Another lane's refusal is word for word another call's: it does not say whose the state is.
+    const otherLane = m.take(state, 'b', 'tools/call:"x"');
+    assert.deepEqual(otherLane, { ok: false, reason: 'requestState is not valid for this call' }, 'another lane');
+    assert.deepEqual(m.take(state, 'a', 'tools/call:"y"'), otherLane, 'another call');
     assert.equal(m.take(state, 'a', 'tools/call:"x"').ok, true);
     const again = m.take(state, 'a', 'tools/call:"x"');
     assert.deepEqual(again, { ok: false, reason: 'requestState is no longer valid (already used or expired)' });

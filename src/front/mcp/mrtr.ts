@@ -93,8 +93,9 @@ export class Mrtr {
     } catch {
       return { ok: false, reason: 'requestState is malformed' };
     }
-    if (p.lane !== lane) return { ok: false, reason: 'requestState belongs to another lane' };
-    if (p.call !== callKey) return { ok: false, reason: 'requestState belongs to another call' };
+    // Another lane's state and another call's get the same answer: a refusal does not tell a lane
+    // that what it holds is some other lane's (attack round 16).
+    if (p.lane !== lane || p.call !== callKey) return { ok: false, reason: 'requestState is not valid for this call' };
     if (typeof p.exp !== 'number' || p.exp < Date.now()) return { ok: false, reason: 'requestState expired' };
     if (p.up !== undefined) {
       if (!p.id || this.used.has(p.id)) return { ok: false, reason: 'requestState is no longer valid (already used or expired)' };
