@@ -53,7 +53,8 @@ describe('MRTR and listen on one gateway', () => {
         });
       const stolen = await retry(tb, 2, r1.requestState);
       assert.equal(stolen.status, 400, "another lane's requestState is refused");
-      assert.match(String((stolen.json?.error as { message?: string } | undefined)?.message), /another lane/);
+      // Refused as another call's state would be: the words do not tell b that the state is some other lane's.
+      assert.match(String((stolen.json?.error as { message?: string } | undefined)?.message), /requestState is not valid for this call/);
       const tampered = await retry(ta, 3, `${r1.requestState}x`);
       assert.equal(tampered.status, 400);
       assert.match(String((tampered.json?.error as { message?: string } | undefined)?.message), /integrity/);
