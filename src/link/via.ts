@@ -5,6 +5,7 @@
  * anything reaches the lane, without parsing the result. Pure, used by both ends.
  */
 import { RawResult } from '../rpc/raw.js';
+import { dropLast, lastChars } from '../rpc/parts-text.js';
 
 export const VIA = 'lanegate/via';
 
@@ -59,8 +60,21 @@ export const splitVia = (text: string): { text: string; via?: Via } => {
   return { text };
 };
 
-/** splitVia for a RawResult: the same object when there was no tail. */
+/** The longest tail splitVia reads: the host's `,"lanegate/via":{…}}` and the character before it. */
+const TAIL_READ = 122;
+
+/**
+ * splitVia for a RawResult: the same object when there was no tail. Only the text's last
+ * characters are read and cut: a large result's parts are never joined (parts-text.ts).
+ */
 export const splitRawVia = (raw: RawResult): { raw: RawResult; via?: Via } => {
-  const s = splitVia(raw.text);
-  return s.via ? { raw: new RawResult(s.text), via: s.via } : { raw };
+  if (raw.parts.length === 1) {
+    const s = splitVia(raw.text);
+    return s.via ? { raw: new RawResult(s.text), via: s.via } : { raw };
+  }
+  const end = lastChars(raw.parts, TAIL_READ);
+  const s = splitVia(end);
+  // What splitVia cut from the end (its text ends in the `}` it kept) comes off the parts, and the `}` goes back on.
+  if (!s.via || s.text === '{}') return { raw };
+  return { raw: new RawResult([...dropLast(raw.parts, end.length - s.text.length + 1), '}']), via: s.via };
 };

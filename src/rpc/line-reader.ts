@@ -1,5 +1,6 @@
 import { FRAME_KEY_MAX, SLICE_MARK } from './line-writer.js';
-import { decodeUtf8 } from './parts.js';
+import { decodeUtf8, type Parts } from './parts.js';
+import { byteLengthOf, lastChars, trimParts } from './parts-text.js';
 
 /** What is known of a line that was too long to keep: its first and last characters, and its size. */
 export interface Oversize {
@@ -16,6 +17,11 @@ export interface LineReaderOptions {
   sliced?: boolean;
   /** A whole line; `key` the order a link's long line keeps (its last slice names it, line-writer.ts). */
   onLine: (line: string, key?: string) => void;
+  /**
+   * Given, a line that came in more than one slice is handed on as the slices' texts, in order,
+   * never joined (parts-text.ts reads them): the reader decides whether it must be joined.
+   */
+  onParts?: (parts: Parts, key?: string) => void;
   /** A slice frame no LineWriter writes (a `:` mark without its key's end): the line is lost. */
   onBrokenFrame?: (detail: string) => void;
   /** A line passed the bound (`final` false, at once, with its head) and ended (`final` true, with its tail). */
@@ -145,6 +151,17 @@ export class LineReader {
     if (line.length > 0) this.o.onLine(line, key);
   }
 
+  /** A whole line of several slices, as complete() takes one string: bounded in bytes, trimmed, handed on unjoined. */
+  private completeParts(parts: Parts, chars: number, key?: string): void {
+    const bytes = chars * 3 > this.o.maxBytes ? byteLengthOf(parts) : 0;
+    if (bytes > this.o.maxBytes) {
+      this.o.onOversize({ head: (parts[0] as string).slice(0, KEEP), tail: lastChars(parts, KEEP), bytes }, true);
+      return;
+    }
+    const line = trimParts(parts);
+    if (line.length > 0) this.o.onParts?.(line, key);
+  }
+
   /** One slice frame: `\x1e<stream><+|.|:key ><text>`; the last one (`.`, or `:` with its order's key) hands the joined line on. */
   private slice(raw: string): void {
     let i = 1;
@@ -183,7 +200,8 @@ export class LineReader {
     }
     if (mark !== '+') {
       this.slices.delete(stream);
-      this.complete(s.parts.join(''), key);
+      if (this.o.onParts && s.parts.length > 1 && !(s.parts[0] as string).startsWith(SLICE_MARK)) this.completeParts(s.parts, s.chars, key);
+      else this.complete(s.parts.join(''), key);
     }
   }
 }

@@ -1,14 +1,14 @@
 import type { Readable, Writable } from 'node:stream';
 import { type PeerHandlers, RpcEndpoint } from './endpoint.js';
 import { ERR, type Id, type RpcError, type RpcMessage } from './jsonrpc.js';
-import { rawResultLine } from './raw.js';
+import { rawResultLine, rawResultParts } from './raw.js';
 import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
 import { LineWriter, type OrderKey } from './line-writer.js';
 import { LARGE_TURN_CHARS, onTurnFirst, turnFirst } from './turn.js';
 import { pacedParse } from './paced-json.js';
 import { holdsLongString, pacedStringify } from './paced-stringify.js';
-import { charsOf } from './parts.js';
+import { charsOf, type Parts } from './parts.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -54,7 +54,8 @@ export interface LineOptions {
 
 /** A line read behind a long one, waiting in order: as read, or parsed already (one that read its key to know it must wait). */
 interface Waiting {
-  line?: string;
+  /** A long line may be held as its parts (a link's slices, never joined unless it must be parsed). */
+  line?: string | Parts;
   msg?: RpcMessage;
   /** Its order (undefined: every line's). */
   key: OrderKey;
@@ -124,6 +125,16 @@ export class LinePeer extends RpcEndpoint {
         if (line.length > LARGE_LINE) opts.onLarge?.(line.length);
         this.lineIn(line, key);
       },
+      // A link's long line stays as its slices: a result for a raw request reaches its requester unjoined.
+      ...(opts.sliced === true
+        ? {
+            onParts: (parts: Parts, key?: string) => {
+              const chars = charsOf(parts);
+              if (chars > LARGE_LINE) opts.onLarge?.(chars);
+              this.partsIn(parts, key);
+            },
+          }
+        : {}),
       onBrokenFrame: (detail) => this.handlers.onProtocolError?.(detail),
       onOversize: (o, final) => {
         // A response whose id comes first fails the moment it passes the bound; one whose id comes
@@ -211,11 +222,22 @@ export class LinePeer extends RpcEndpoint {
     else b.push({ msg, key: own, response });
   }
 
+  /** A long line held as its parts: always a turn of its own, as a long line is (lineIn). */
+  private partsIn(parts: Parts, key: OrderKey): void {
+    const w: Waiting = { line: parts, key, response: rawResultParts(parts) !== undefined };
+    if (this.backlog) {
+      this.backlog.push(w);
+      return;
+    }
+    this.backlog = [w];
+    onTurnFirst(() => this.drainBacklog());
+  }
+
   private drainBacklog(): void {
     const b = this.backlog as Waiting[];
     for (let first = true; b.length > 0; first = false) {
       const next = b[0] as Waiting;
-      const long = next.line !== undefined && next.line.length >= LARGE_TURN_CHARS;
+      const long = next.line !== undefined && (typeof next.line !== 'string' || next.line.length >= LARGE_TURN_CHARS);
       if (!first && long) {
         onTurnFirst(() => this.drainBacklog());
         return;
@@ -227,7 +249,7 @@ export class LinePeer extends RpcEndpoint {
           b.shift();
           this.drainBacklog();
         };
-        this.onLongLine(next.line as string).then(after, after);
+        this.onLongLine(next.line as string | Parts).then(after, after);
         return;
       }
       b.shift();
@@ -260,11 +282,12 @@ export class LinePeer extends RpcEndpoint {
   }
 
   /** onLine for a long line: its parse a window a step, each step first in turn.ts's queue. */
-  private async onLongLine(line: string): Promise<void> {
+  private async onLongLine(line: string | Parts): Promise<void> {
     if (this.tookRaw(line)) return;
     let msg: RpcMessage;
     try {
-      msg = (await pacedParse(line, turnFirst)) as RpcMessage;
+      // Anything but a raw result is parsed, so joined (a request the host reads, a result nobody waits for raw).
+      msg = (await pacedParse(typeof line === 'string' ? line : line.join(''), turnFirst)) as RpcMessage;
     } catch {
       this.handlers.onProtocolError?.('unparseable line');
       return;
@@ -273,7 +296,11 @@ export class LinePeer extends RpcEndpoint {
   }
 
   /** A result for a raw request goes on as text: no parse on this hop. */
-  private tookRaw(line: string): boolean {
+  private tookRaw(line: string | Parts): boolean {
+    if (typeof line !== 'string') {
+      const raw = rawResultParts(line);
+      return raw !== undefined && this.receiveRaw(raw.id, raw.parts);
+    }
     const raw = rawResultLine(line);
     return raw !== undefined && this.receiveRaw(raw.id, raw.text);
   }

@@ -1,3 +1,6 @@
+import type { Parts } from './parts.js';
+import { byteLengthOf, dropFirst, dropLast, lastChars, partsInclude } from './parts-text.js';
+
 /**
  * A result that crossed a link as JSON text and was not parsed on the way: the front hands it to
  * the lane as the bytes the host sent, and parses it only when something must read or rewrite
@@ -5,17 +8,31 @@
  */
 export class RawResult {
   private value: Record<string, unknown> | undefined;
+  private joined: string | undefined;
+  /**
+   * The result object's JSON text, exactly as the peer wrote it, as parts in order: a large one
+   * as the link's slices delivered it, never joined on the way to the lane (parts-text.ts).
+   */
+  readonly parts: Parts;
 
-  constructor(
-    /** The result object's JSON text, exactly as the peer wrote it. */
-    readonly text: string,
-    value?: Record<string, unknown>,
-  ) {
+  constructor(text: string | Parts, value?: Record<string, unknown>) {
+    this.parts = typeof text === 'string' ? [text] : text;
     this.value = value;
   }
 
   static of(value: Record<string, unknown>): RawResult {
     return new RawResult(JSON.stringify(value), value);
+  }
+
+  /** The text as one string (joined once): for what must read it whole, never a large answer's path to the lane. */
+  get text(): string {
+    if (this.joined === undefined) this.joined = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join('');
+    return this.joined;
+  }
+
+  /** Its size in UTF-8 bytes, as the lane receives it. */
+  get bytes(): number {
+    return byteLengthOf(this.parts);
   }
 
   /** The parsed object (once; a result that is not a JSON object reads as empty). */
@@ -27,13 +44,18 @@ export class RawResult {
     return this.value;
   }
 
+  /** Whether the text holds `s` anywhere (searched part by part, not joined). */
+  includes(s: string): boolean {
+    return partsInclude(this.parts, s);
+  }
+
   /**
    * Whether the text may hold this key anywhere (as a key: quoted and followed by a colon).
    * No false negatives for text a JSON serialiser wrote without spaces; a match inside a nested
    * object or an escaped string only costs a parse.
    */
   mayHave(key: string): boolean {
-    return this.text.includes(`"${key}":`);
+    return this.includes(`"${key}":`);
   }
 }
 
@@ -48,7 +70,18 @@ const RESULT = ',"result":';
  * bytes reach a lane unparsed.
  */
 export const rawResultLine = (line: string): { id: number; text: string } | undefined => {
-  if (!line.startsWith(PREFIX) || line.charCodeAt(line.length - 1) !== 125) return undefined;
+  if (line.charCodeAt(line.length - 1) !== 125) return undefined;
+  const head = headOf(line);
+  if (!head) return undefined;
+  const text = line.slice(head.at, -1);
+  // The host writes its lines with JSON.stringify, so this is the result object; a line cut short
+  // (which the host never writes) is at least not taken for one.
+  return text.length >= 2 && text.charCodeAt(text.length - 1) === 125 ? { id: head.id, text } : undefined;
+};
+
+/** A response line's head: the numeric id, and where the result's text (an object) starts. Reads only the head. */
+const headOf = (line: string): { id: number; at: number } | undefined => {
+  if (!line.startsWith(PREFIX)) return undefined;
   let i = PREFIX.length;
   let id = 0;
   const start = i;
@@ -58,8 +91,24 @@ export const rawResultLine = (line: string): { id: number; text: string } | unde
     id = id * 10 + (c - 48);
   }
   if (i === start || !line.startsWith(RESULT, i) || line.charCodeAt(i + RESULT.length) !== 123) return undefined;
-  const text = line.slice(i + RESULT.length, -1);
-  // The host writes its lines with JSON.stringify, so this is the result object; a line cut short
-  // (which the host never writes) is at least not taken for one.
-  return text.length >= 2 && text.charCodeAt(text.length - 1) === 125 ? { id, text } : undefined;
+  return { id, at: i + RESULT.length };
+};
+
+/** The longest head a response line of lanegate's has before its result's text: the prefix, 15 digits, `,"result":`. */
+const HEAD_MAX = PREFIX.length + 15 + RESULT.length;
+
+/**
+ * rawResultLine for a line held as parts (a long line as its slices arrived): the same reading,
+ * and the result's text as parts, never joined. A line whose head could span parts is joined and
+ * read as one string (only a short line: a link's slice is 256 KiB).
+ */
+export const rawResultParts = (parts: Parts): { id: number; parts: Parts } | undefined => {
+  const first = parts[0] ?? '';
+  if (parts.length === 1 || first.length <= HEAD_MAX) {
+    const r = rawResultLine(parts.join(''));
+    return r && { id: r.id, parts: [r.text] };
+  }
+  if (lastChars(parts, 2) !== '}}') return undefined;
+  const head = headOf(first);
+  return head && { id: head.id, parts: dropLast(dropFirst(parts, head.at), 1) };
 };

@@ -2,6 +2,7 @@ import { sha256 } from '../../guard/hash.js';
 import type { AuditRecord } from '../../audit/record.js';
 import type { Via } from '../../link/via.js';
 import type { RpcRequest } from '../../rpc/jsonrpc.js';
+import type { RawResult } from '../../rpc/raw.js';
 import type { CallContext } from './call-context.js';
 
 /** What dispatch knows about a forwarded request when it ends. */
@@ -13,8 +14,8 @@ export interface CallEnd {
   outcome: AuditRecord['outcome'];
   errorCode?: number;
   error?: string;
-  /** The result's (or error's) text as it goes back to the lane. */
-  out: string;
+  /** The result (its text, never joined: a large one as its parts) or the error's text, as it goes back to the lane. */
+  out: string | RawResult;
 }
 
 /** What the transport knows about the request (the lane's token and session, its body). */
@@ -68,7 +69,7 @@ export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: C
   if (end.error) r.error = end.error;
   r.durationMs = Math.round(end.seconds * 1e6) / 1e3;
   r.bytesIn = o.bodyText === undefined ? 0 : Buffer.byteLength(o.bodyText);
-  r.bytesOut = Buffer.byteLength(end.out);
+  r.bytesOut = typeof end.out === 'string' ? Buffer.byteLength(end.out) : end.out.bytes;
   const args = req.params?.arguments ?? req.params?.argument;
   if (o.hashArguments && args !== undefined) r.argsHash = sha256(JSON.stringify(args));
   return r;

@@ -125,7 +125,9 @@ export class Catalog {
   }
 
   private parsed(key: string, field: string, raw: RawResult): Part {
-    const id = `${key} ${field} ${createHash('sha256').update(raw.text).digest('base64')}`;
+    const hash = createHash('sha256');
+    for (const p of raw.parts) hash.update(p);
+    const id = `${key} ${field} ${hash.digest('base64')}`;
     const known = this.answers.get(id);
     if (known) return { ...known, id };
     const r = raw.parsed();

@@ -211,9 +211,9 @@ const forward: Forwarding = async (d, x, req, plan) => {
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
       d.onSubscription?.(lane, x.holder ?? '', target, req.method === 'resources/subscribe');
     // The metric's label only: a nested "isError":true would count a success as a tool error.
-    const toolError = raw.text.includes('"isError":true');
+    const toolError = raw.includes('"isError":true');
     d.onCall?.(server, lane, req.method, seconds(), toolError ? 'tool_error' : undefined);
-    audit?.({ via, outcome: toolError ? 'tool_error' : 'ok', out: raw.text });
+    audit?.({ via, outcome: toolError ? 'tool_error' : 'ok', out: raw });
     return x.rawResults && CALL_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };
   } catch (e) {
     const failed = e instanceof RpcFailure ? e.rpc : { code: ERR.internal, message: 'internal error' };

@@ -25,7 +25,7 @@ export const legacyRender =
 
 /** The same answer around a result the front did not parse: the host's bytes, spliced. */
 const rawAnswer = (c: Exchange, id: unknown, r: Dispatched & { raw: RawResult }): Replied =>
-  c.body([`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, r.raw.text, '}'], r.status as 200, {
+  c.body([`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, ...r.raw.parts, '}'], r.status as 200, {
     'content-type': 'application/json',
   });
 

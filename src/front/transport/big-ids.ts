@@ -13,6 +13,8 @@ import { randomBytes } from 'node:crypto';
  */
 const NONCE = randomBytes(9).toString('hex');
 const MARK = `\u0000lanegate-id-${NONCE}:`;
+/** What every stand-in holds as written (a search for it never misses one). */
+export const STAND_IN_MARK = `lanegate-id-${NONCE}:`;
 /** The stand-in as JSON.stringify writes it (the NUL escaped), with its digits. */
 const WRITTEN = new RegExp(`"\\\\u0000lanegate-id-${NONCE}:(-?\\d+)"`, 'g');
 

@@ -3,7 +3,8 @@ import type { Hold } from './send-budget.js';
 import type { BodyHead } from './body.js';
 import { PACE_SLICE, writePaced } from './paced-write.js';
 import { charsOf, type Parts } from '../../rpc/parts.js';
-import { restoreExactIds } from './big-ids.js';
+import { restoreExactIds, STAND_IN_MARK } from './big-ids.js';
+import { partsInclude } from '../../rpc/parts-text.js';
 import { ERR } from '../../rpc/jsonrpc.js';
 
 /**
@@ -66,7 +67,9 @@ export class Exchange {
     const out = this.outgoing;
     // Parts (a head, an upstream's long result, a tail) are joined only when written at once.
     let parts = given === null ? null : typeof given === 'string' ? [given] : given;
-    if (this.exactIds && parts) parts = parts.map(restoreExactIds);
+    // A stand-in may sit across two parts of a long result: joined then, and only then (rare: a lane's id past 2^53).
+    if (this.exactIds && parts)
+      parts = parts.length > 1 && partsInclude(parts, STAND_IN_MARK) ? [restoreExactIds(parts.join(''))] : parts.map(restoreExactIds);
     if (parts && this.pace && !out.headersSent && charsOf(parts) > PACE_SLICE) return this.paced(this.pace, parts, status, headers);
     const data = parts === null ? null : parts.length === 1 ? (parts[0] as string) : parts.join('');
     if (!out.headersSent && !out.destroyed) {

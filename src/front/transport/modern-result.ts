@@ -2,6 +2,7 @@ import { isListMethod } from '../../link/lists.js';
 import { MODERN_META } from '../../upstream/conn.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { Parts } from '../../rpc/parts.js';
+import { dropFirst, dropLast, trimParts } from '../../rpc/parts-text.js';
 
 /** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
 export const modernResult = (
@@ -31,15 +32,18 @@ const ADDED_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
  */
 export const modernResultText = (method: string, raw: RawResult, serverInfo: Record<string, unknown>): Parts | undefined => {
   if (ADDED_KEYS.some((k) => raw.mayHave(k))) return undefined;
-  const t = raw.text;
-  if (t.charCodeAt(0) !== 123 || t.charCodeAt(t.length - 1) !== 125) return undefined;
-  const inner = t.slice(1, -1).trim();
+  const t = raw.parts;
+  const first = t[0] ?? '';
+  const last = t[t.length - 1] ?? '';
+  if (first.charCodeAt(0) !== 123 || last.charCodeAt(last.length - 1) !== 125) return undefined;
+  // The text between the braces, trimmed, as parts: a large result's are never joined.
+  const inner = trimParts(dropLast(dropFirst(t, 1), 1));
   const cache =
     isListMethod(method) || method === 'server/discover' || method === 'resources/read' ? ',"ttlMs":0,"cacheScope":"private"' : '';
   // As parts: the result's text is written as it is, never copied into one string with the rest.
   return [
-    `{"resultType":"complete"${inner ? ',' : ''}`,
-    inner,
+    `{"resultType":"complete"${inner.length > 0 ? ',' : ''}`,
+    ...inner,
     `${cache},"_meta":${JSON.stringify({ [MODERN_META.serverInfo]: serverInfo })}}`,
   ];
 };
