@@ -68,7 +68,12 @@ export const readBody = (
   head?: BodyHead,
 ): Promise<BodyRead> =>
   new Promise((resolve) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] = [];
+    // A body whose length is declared is copied into one buffer as it arrives: its fresh pages are
+    // touched a chunk at a time, not all at once when it ends (Buffer.concat of a 3.9 MB body
+    // stalled the front ~12 ms on a machine whose fresh pages are slow, issue 19).
+    const declared = Number(incoming.headers['content-length']);
+    let whole = Number.isSafeInteger(declared) && declared > 64 * 1024 && declared <= max ? Buffer.allocUnsafeSlow(declared) : undefined;
     let n = 0;
     let done = false;
     let stop = (): void => undefined;
@@ -80,6 +85,15 @@ export const readBody = (
     };
     const data = (chunk: Buffer): void => {
       n += chunk.length;
+      if (whole && n <= whole.length) {
+        chunk.copy(whole, n - chunk.length);
+        return;
+      }
+      if (whole) {
+        // More than declared (an HTTP parser lets none through): kept as chunks from here on.
+        chunks = [whole.subarray(0, n - chunk.length)];
+        whole = undefined;
+      }
       if (n <= max) {
         chunks.push(chunk);
         return;
@@ -91,7 +105,11 @@ export const readBody = (
       }
     };
     const end = (): void =>
-      finish(n <= max ? { ok: true, text: decodeUtf8(Buffer.concat(chunks, n)) } : { ok: false, tooLarge: true, drained: true });
+      finish(
+        n <= max
+          ? { ok: true, text: decodeUtf8(whole ? whole.subarray(0, n) : Buffer.concat(chunks, n)) }
+          : { ok: false, tooLarge: true, drained: true },
+      );
     // A client gone before its body ended (or before this read began) leaves nothing to wait for.
     const gone = (): void => finish({ ok: false, tooLarge: true, drained: false });
     for (const chunk of head?.chunks ?? []) data(chunk);
