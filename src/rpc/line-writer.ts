@@ -189,7 +189,9 @@ export class LineWriter {
       const piece = b.cursor.next(SLICE_CHARS);
       const last = b.cursor.left === 0;
       const data = last ? `${piece}\n` : piece;
-      this.blocked = !this.out.write(data, encodingOf(data));
+      // The piece's encoding is the line's (a newline is ASCII): judged on the piece, not on a
+      // concatenation that measuring would first copy whole.
+      this.blocked = !this.out.write(data, encodingOf(piece));
       this.queued -= piece.length;
       if (!last) {
         this.later();
@@ -256,7 +258,9 @@ export class LineWriter {
       // The last slice of a keyed line carries its key (`:key` then a space): the reader keeps its order.
       const mark = !last ? '+' : typeof channel === 'string' ? `:${channel} ` : '.';
       const frame = `${SLICE_MARK}${b.stream}${mark}${piece}\n`;
-      this.blocked = !this.out.write(frame, encodingOf(frame));
+      // The frame's head is ASCII (a key is printable ASCII, FRAMEABLE): the piece decides. Measured
+      // on the frame, Buffer.byteLength first flattened its concatenation, a 256 KiB copy a slice.
+      this.blocked = !this.out.write(frame, encodingOf(piece));
       this.queued -= piece.length;
       if (!last) continue;
       if (channel === undefined) this.big.splice(this.big.indexOf(b), 1);
