@@ -28,23 +28,36 @@ export class PieceCursor {
 
   /** The next piece ('' when all was read); a lone half would be written as U+FFFD, so a pair is never cut. */
   next(max: number): string {
+    const got = this.nextParts(max);
+    return got.length === 1 ? (got[0] as string) : got.join('');
+  }
+
+  /**
+   * The next piece as the parts' own strings, in order, not joined ([] when all was read): a
+   * writer hands them to one corked write, and no piece is copied into a fresh string first (a
+   * 256 KiB string is a fresh large object, its pages faulted in, on both ends of a link).
+   */
+  nextParts(max: number): string[] {
     const got: string[] = [];
     // Two units at least: a piece that ends in half a pair gives that half back and is never empty.
     let want = Math.max(2, max);
+    let chars = 0;
     while (want > 0 && this.i < this.parts.length) {
       const p = this.parts[this.i] as string;
       const end = Math.min(this.pos + want, p.length);
-      got.push(this.pos === 0 && end === p.length ? p : p.slice(this.pos, end));
+      if (end > this.pos) got.push(this.pos === 0 && end === p.length ? p : p.slice(this.pos, end));
       want -= end - this.pos;
+      chars += end - this.pos;
       this.left -= end - this.pos;
       if (end >= p.length) {
         this.i += 1;
         this.pos = 0;
       } else this.pos = end;
     }
-    let piece = got.length === 1 ? (got[0] as string) : got.join('');
-    if (this.left > 0 && piece.length > 1 && isHighSurrogate(piece.charCodeAt(piece.length - 1))) {
-      piece = piece.slice(0, -1);
+    const lastPart = got[got.length - 1];
+    if (this.left > 0 && chars > 1 && lastPart !== undefined && isHighSurrogate(lastPart.charCodeAt(lastPart.length - 1))) {
+      if (lastPart.length > 1) got[got.length - 1] = lastPart.slice(0, -1);
+      else got.pop();
       this.left += 1;
       if (this.pos > 0) this.pos -= 1;
       else {
@@ -52,9 +65,34 @@ export class PieceCursor {
         this.pos = (this.parts[this.i] as string).length - 1;
       }
     }
-    return piece;
+    return got;
   }
 }
+
+/** Writes strings as one write (corked: a writev), each in its own encoding; what the last write returned (false: wait for drain). */
+export const writeCorked = (out: NodeJS.WritableStream & { cork(): void; uncork(): void }, strings: readonly string[]): boolean => {
+  if (strings.length === 1) {
+    const s = strings[0] as string;
+    return out.write(s, encodingOf(s));
+  }
+  let more = true;
+  out.cork();
+  let carry = '';
+  for (let i = 0; i < strings.length; i += 1) {
+    let s = `${carry}${strings[i] as string}`;
+    carry = '';
+    // A pair split between two strings is written whole (each string encoded alone would write
+    // each half as U+FFFD): the high half goes on with the next string.
+    if (i + 1 < strings.length && s.length > 0 && isHighSurrogate(s.charCodeAt(s.length - 1))) {
+      carry = s.slice(-1);
+      s = s.slice(0, -1);
+    }
+    if (s.length > 0) more = out.write(s, encodingOf(s));
+  }
+  if (carry) more = out.write(carry, 'utf8');
+  out.uncork();
+  return more;
+};
 
 /** The characters JSON forbids raw in a string (U+0000 to U+001F), one string each. */
 const CONTROLS = Array.from({ length: 32 }, (_, i) => String.fromCharCode(i));

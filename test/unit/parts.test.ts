@@ -40,6 +40,29 @@ describe('text as parts, pieces and bytes (issue 19)', () => {
     }
   });
 
+  it("hands a piece on as the parts' own strings: the same text, never a half pair at its end, never an empty string", () => {
+    const parts = ['ab😀', '', 'c😀😀d', 'e'.repeat(50), '😀', 'f'];
+    const whole = parts.join('');
+    for (const max of [1, 2, 3, 4, 7, 16, 100]) {
+      const c = new PieceCursor(parts);
+      const pieces: string[][] = [];
+      for (let i = 0; i < 1000 && c.left > 0; i += 1) pieces.push(c.nextParts(max));
+      assert.equal(c.left, 0);
+      assert.equal(pieces.map((p) => p.join('')).join(''), whole, `max ${max}`);
+      for (const p of pieces) {
+        const text = p.join('');
+        assert.ok(text.length <= Math.max(2, max), `max ${max}: a piece of ${text.length}`);
+        assert.ok(p.length > 0 && !p.includes(''), `max ${max}: no empty piece or string`);
+        assert.ok(p.length <= parts.length, 'one string per part at most');
+      }
+      for (const p of pieces.slice(0, -1)) {
+        const text = p.join('');
+        const last = text.charCodeAt(text.length - 1);
+        assert.ok(!(last >= 0xd800 && last <= 0xdbff), `max ${max}: a piece ends in half a pair`);
+      }
+    }
+  });
+
   it('finds what JSON escapes, with native searches', () => {
     assert.equal(hasControl('abc'), false);
     assert.equal(hasControl('a\u001fb'), true);

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { encodingOf, type Parts, PieceCursor } from '../../rpc/parts.js';
+import { type Parts, PieceCursor, writeCorked } from '../../rpc/parts.js';
 
 /** An answer up to this many characters is written at once; a longer one a slice at a time. */
 export const PACE_SLICE = 64 * 1024;
@@ -42,8 +42,8 @@ export const writePaced = async (out: ServerResponse, text: string | Parts, stal
   const cursor = new PieceCursor(typeof text === 'string' ? [text] : text);
   while (cursor.left > 0) {
     if (out.destroyed || out.writableEnded) return false;
-    const piece = cursor.next(PACE_SLICE);
-    const more = out.write(piece, encodingOf(piece));
+    // The piece as the answer's own strings (a large result's link slices), one corked write, never joined.
+    const more = writeCorked(out, cursor.nextParts(PACE_SLICE));
     if (!more && !(await drainedOrStalled(out, stallMs))) return false;
   }
   return true;
