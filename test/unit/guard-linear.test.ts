@@ -23,17 +23,23 @@ const SHAPES: Record<string, string> = {
 };
 const of = (unit: string, n: number): string => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
 
-/** One timing of judging `text` in a description, a resource name and a URI (ms). */
+/**
+ * The CPU time of judging `text` in a description, a resource name and a URI (ms): this process's
+ * own, so other test files running at the same time on the same cores do not count (wall time once
+ * read 16 -> 137 ms for a linear shape in a loaded CI run, and failed it).
+ */
 const once = (text: string): number => {
-  const t0 = performance.now();
+  const t0 = process.cpuUsage();
   judgeSurface({ tools: [{ name: 't', description: text, inputSchema: { type: 'object' } }] });
   judgeSurface({ resources: [{ uri: `demo://r/${text}`, name: text }] });
-  return performance.now() - t0;
+  const d = process.cpuUsage(t0);
+  return (d.user + d.system) / 1000;
 };
 
 /**
  * The best of five timings of each text, taken in turns (small, large, small, ...): a moment when
- * other processes took the CPU then slows one timing of each, not every timing of one of them.
+ * the process was slowed anyway (a collection, a cache cold after another process ran) then slows
+ * one timing of each, not every timing of one of them.
  */
 const costs = (small: string, large: string): { small: number; large: number } => {
   const best = { small: Number.POSITIVE_INFINITY, large: Number.POSITIVE_INFINITY };
