@@ -1,6 +1,7 @@
 import { FRAME_KEY_MAX, SLICE_MARK } from './line-writer.js';
 import { decodeUtf8, type Parts } from './parts.js';
 import { byteLengthOf, lastChars, trimParts } from './parts-text.js';
+import { joinBytes } from './scratch.js';
 
 /** What is known of a line that was too long to keep: its first and last characters, and its size. */
 export interface Oversize {
@@ -100,7 +101,8 @@ export class LineReader {
     if (this.byteParts.length === 0) line = lineOf(buf, start, nl);
     else {
       this.byteParts.push(buf.subarray(start, nl));
-      line = decodeUtf8(Buffer.concat(this.byteParts));
+      // Laid out in the process's scratch (its pages resident) and decoded at once: no fresh buffer per line.
+      line = decodeUtf8(joinBytes(this.byteParts, this.bufBytes + nl - start));
       this.byteParts = [];
       this.bufBytes = 0;
     }
