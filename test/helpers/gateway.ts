@@ -5,6 +5,7 @@ import { execa, type ResultPromise } from 'execa';
 import { loadPolicy } from '../../src/policy/load.js';
 import { tempDir } from './temp.js';
 import { issueRecordedToken } from '../../src/cli/token.js';
+import { MALLOC_DEFAULTS } from '../../src/supervision/malloc-env.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
@@ -74,8 +75,8 @@ export const startGateway = async (
       cwd: dir,
       reject: false,
       buffer: false,
-      // As npm start and the deploy files run it (few malloc arenas keep RSS honest under bursts).
-      env: { LANEGATE_LOG_LEVEL: 'info', MALLOC_ARENA_MAX: '2', ...(opts.env ?? {}) },
+      // As npm start and the deploy files run it (glibc's settings: malloc-env.ts).
+      env: { LANEGATE_LOG_LEVEL: 'info', ...MALLOC_DEFAULTS, ...(opts.env ?? {}) },
     },
   );
   proc.stderr?.setEncoding('utf8');

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { FIXTURE, MEMORY, policyHead, type RunningGateway, startGateway, tempDir } from '../helpers/gateway.js';
 import { modernPost, textOf } from '../helpers/mcp.js';
 import { alive, environOf, heapSnapshot, waitFor } from '../helpers/procs.js';
+import { MALLOC_DEFAULTS } from '../../src/supervision/malloc-env.js';
 
 const canary = (label: string): string => `CANARY-${label}-${randomBytes(12).toString('hex')}`;
 const ORG = canary('org');
@@ -97,6 +98,9 @@ describe('trust domains are process boundaries', () => {
       assert.ok(h);
       const env = environOf(h.pid);
       for (const c of [ORG, MAIL_A, MAIL_B]) assert.ok(!env.includes(c), `${key} host environ holds no secret`);
+      // glibc's settings reach every host (malloc-env.ts): large answers reuse memory instead of faulting it in.
+      for (const [k, v] of Object.entries(MALLOC_DEFAULTS))
+        assert.ok(env.split('\0').includes(`${k}=${v}`), `${key} host runs with ${k}=${v}`);
       const heap = await heapSnapshot(h.pid, diag);
       for (const c of forbidden[key] ?? []) assert.ok(!heap.includes(c), `${key} heap must not hold another domain's secret`);
       const mine = own[key];

@@ -2,6 +2,7 @@ import { type Exit, type Linked, spawnPiped, stopPiped } from '../../supervision
 import type { Logger } from 'pino';
 import { ENV_ALLOWLIST, HOST_CONFIG_ENV, type HostConfig } from '../../link/config.js';
 import { noteFailure } from '../../supervision/restart.js';
+import { mallocEnv } from '../../supervision/malloc-env.js';
 import { ERR, RpcFailure, type RpcNotification } from '../../rpc/jsonrpc.js';
 import type { RawResult } from '../../rpc/raw.js';
 import type { JsonText } from '../../rpc/json-text.js';
@@ -21,11 +22,12 @@ import { ENTRIES, VERSION } from '../../install-paths.js';
  */
 const HOST_V8_FLAGS = ['--max-semi-space-size=1', '--no-regexp-tier-up'];
 /** The front's own environment is NOT passed on: a host gets these and its config, nothing else. */
-const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'MALLOC_ARENA_MAX', 'LANEGATE_SPOT_CHECK_MS'];
+const HOST_ENV_ALLOW = [...ENV_ALLOWLIST, 'LANEGATE_LOG_LEVEL', 'LANEGATE_LOG_FORMAT', 'LANEGATE_SPOT_CHECK_MS'];
 
 /** A host's whole environment: the allowlisted variables of the front's, and its config. */
 const hostEnv = (cfg: HostConfig): Record<string, string> => {
-  const env: Record<string, string> = {};
+  // glibc's settings: the front's own where the operator set them, else lanegate's (malloc-env.ts).
+  const env: Record<string, string> = mallocEnv();
   for (const k of HOST_ENV_ALLOW) {
     const v = process.env[k];
     if (v !== undefined) env[k] = v;
