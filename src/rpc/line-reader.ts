@@ -1,7 +1,7 @@
 import { FRAME_KEY_MAX, SLICE_MARK } from './line-writer.js';
 import { decodeUtf8, type Parts } from './parts.js';
 import { byteLengthOf, lastChars, trimParts } from './parts-text.js';
-import { joinBytes } from './scratch.js';
+import { joinBytes, joinText } from './scratch.js';
 
 /** What is known of a line that was too long to keep: its first and last characters, and its size. */
 export interface Oversize {
@@ -203,7 +203,7 @@ export class LineReader {
     if (mark !== '+') {
       this.slices.delete(stream);
       if (this.o.onParts && s.parts.length > 1 && !(s.parts[0] as string).startsWith(SLICE_MARK)) this.completeParts(s.parts, s.chars, key);
-      else this.complete(s.parts.join(''), key);
+      else this.complete(joinText(s.parts), key);
     }
   }
 }

@@ -2,13 +2,13 @@ import type { Readable, Writable } from 'node:stream';
 import { type PeerHandlers, RpcEndpoint } from './endpoint.js';
 import { ERR, type Id, type RpcError, type RpcMessage } from './jsonrpc.js';
 import { rawResultLine, rawResultParts } from './raw.js';
-import { JsonText } from './json-text.js';
 import { LineReader, type Oversize, oversizeResponseId } from './line-reader.js';
 import { LineWriter, type OrderKey } from './line-writer.js';
 import { LARGE_TURN_CHARS, onTurnFirst, turnFirst } from './turn.js';
+import { type SendOptions, transmitter } from './transmit.js';
 import { pacedParse } from './paced-json.js';
-import { holdsLongString, pacedStringify } from './paced-stringify.js';
 import { charsOf, type Parts } from './parts.js';
+import { joinText } from './scratch.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -19,37 +19,18 @@ export const LINK_MAX_LINE = 300 * 1024 * 1024;
 /** A line this long or longer counts as large (LineOptions.onLarge). */
 export const LARGE_LINE = 1024 * 1024;
 
-/** A line as parts this short or shorter is joined and written as one string (the common, small case). */
-const JOIN_CHARS = 64 * 1024;
-
 /** How long an ended output waits for its end to be accounted for (PeerHandlers.endSettles). */
 const END_SETTLE_MS = 1000;
 
-/** One message as a line, or its parts; params given as JSON text go in as they are (never joined when long). */
-const lineOf = (msg: RpcMessage): string | string[] => {
-  const params = 'params' in msg ? (msg.params as unknown) : undefined;
-  if (!(params instanceof JsonText)) return JSON.stringify(msg);
-  const id = 'id' in msg ? `"id":${JSON.stringify(msg.id)},` : '';
-  const parts = [`{"jsonrpc":"2.0",${id}"method":${JSON.stringify((msg as { method: string }).method)},"params":`, ...params.parts, '}'];
-  return charsOf(parts) <= JOIN_CHARS ? parts.join('') : parts;
-};
-
-export interface LineOptions {
+export interface LineOptions extends SendOptions {
   /** Longest line read, in bytes (default MAX_LINE). */
   maxLine?: number;
   /** A link of lanegate's own: large responses go out in slices between other lines, and slices are read. */
   sliced?: boolean;
-  /** Longest response line sent; a longer answer is replaced by the error this returns. */
-  maxSend?: { chars: () => number; error: (chars: number) => RpcError };
   /** A line of more than LARGE_LINE characters was read (the front counts them for its GC hint). */
   onLarge?: (chars: number) => void;
   /** The error a pending request gets when its answer was too long to read (default: a generic one). */
   oversize?: (o: Oversize) => RpcError;
-  /**
-   * On a sliced link: the order a request or notification keeps (a lane's name; undefined: every
-   * line's). Lines of other keys may pass a long one, both as written and as read (line-writer.ts).
-   */
-  orderOf?: (msg: RpcMessage) => OrderKey;
 }
 
 /** A line read behind a long one, waiting in order: as read, or parsed already (one that read its key to know it must wait). */
@@ -62,45 +43,6 @@ interface Waiting {
   /** A response: one answer never waits for another (only for a line that is not a response). */
   response?: boolean;
 }
-
-/** Past `maxSend`, a response is replaced by the error the bound names. */
-const boundedBy =
-  (maxSend: LineOptions['maxSend']) =>
-  (msg: RpcMessage, line: string | string[]): string | string[] => {
-    if (!maxSend || 'method' in msg) return line;
-    const chars = typeof line === 'string' ? line.length : charsOf(line);
-    return chars <= maxSend.chars() ? line : JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: maxSend.error(chars) });
-  };
-
-/** How a LinePeer sends a message: as a line (or its parts, or their promise), in its order. */
-const transmitter = (writer: LineWriter, maxSend: LineOptions['maxSend'], orderOf: LineOptions['orderOf']) => {
-  const bounded = boundedBy(maxSend);
-  return (msg: RpcMessage, order?: string): void => {
-    const response = !('method' in msg);
-    const request = 'id' in msg && !response;
-    // A request's order comes worked out (RpcEndpoint.call); a notification's is read from it, but
-    // a cancellation's is its request's (`order`), which its own line cannot tell the reader: it
-    // goes framed, with the key (line-writer.ts).
-    const key = response || !orderOf ? undefined : request ? order : (order ?? orderOf(msg));
-    const framed = !request && order !== undefined && key !== undefined;
-    const id = request ? msg.id : undefined;
-    // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
-    if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
-      writer.write(
-        pacedStringify(msg, turnFirst).then((parts) => {
-          const line = bounded(msg, parts);
-          return typeof line === 'string' ? [line] : line;
-        }),
-        response,
-        key,
-        false,
-        id,
-      );
-      return;
-    }
-    writer.write(bounded(msg, lineOf(msg)), response, key, framed, id);
-  };
-};
 
 /**
  * A JSON-RPC peer over newline-delimited JSON streams (MCP's stdio framing): the protocol layer
@@ -287,7 +229,7 @@ export class LinePeer extends RpcEndpoint {
     let msg: RpcMessage;
     try {
       // Anything but a raw result is parsed, so joined (a request the host reads, a result nobody waits for raw).
-      msg = (await pacedParse(typeof line === 'string' ? line : line.join(''), turnFirst)) as RpcMessage;
+      msg = (await pacedParse(typeof line === 'string' ? line : joinText(line), turnFirst)) as RpcMessage;
     } catch {
       this.handlers.onProtocolError?.('unparseable line');
       return;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { joinBytes, MAX_SCRATCH, scratchBytes } from '../../src/rpc/scratch.js';
+import { EXTERNAL_FROM, joinBytes, joinText, MAX_SCRATCH, scratchBytes } from '../../src/rpc/scratch.js';
 import { LineReader } from '../../src/rpc/line-reader.js';
 
 /** `b` cut into pieces of `size` bytes (characters cut between pieces). */
@@ -35,6 +35,18 @@ describe("a line's byte pieces are laid out in one resident scratch before it is
     assert.equal(joined.length, big.length);
     assert.ok(joined.equals(big));
     assert.equal(scratchBytes(), before);
+  });
+
+  it('joins text parts as a join would; a long all-ASCII text through the scratch is its own copy, unchanged when the scratch is reused', () => {
+    const ascii = Array.from({ length: 6 }, (_, i) => String.fromCharCode(97 + i).repeat(300_000));
+    const first = joinText(ascii);
+    assert.ok(first === ascii.join(''));
+    const again = ['Z'.repeat(1_800_000)];
+    assert.ok(joinText(again) === again[0]);
+    assert.ok(first === ascii.join(''), 'the first text did not change when the scratch was written again');
+    for (const parts of [['é'.repeat(600_000), 'x'.repeat(600_000)], ['😀'.repeat(300_000), 'y'.repeat(600_000)], ['short', ' one'], []])
+      assert.ok(joinText(parts) === parts.join(''), `${parts.length} parts`);
+    assert.equal(joinText(['x'.repeat(EXTERNAL_FROM)]).length, EXTERNAL_FROM);
   });
 
   it('a LineReader fed many chunks gives back every line exactly, one after another through the same scratch', () => {
