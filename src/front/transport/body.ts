@@ -56,14 +56,14 @@ export const peekBody = (incoming: IncomingMessage, limit: number): Promise<Body
 
 /**
  * Reads a request body, counting bytes AS THEY ARRIVE, whatever Content-Length said (or did not
- * say, for a chunked body). Past `max` nothing more is kept: the rest is read and discarded so the
- * client gets a clean 413, but only up to `drainCap` bytes in all; past that the caller answers and
- * closes the connection. Memory held is at most `max` bytes either way.
+ * say, for a chunked body). Past `max` nothing more is kept, and (by default) nothing more is read:
+ * the caller answers 413 and the connection closes with it. A caller may read and drop up to
+ * `drainCap` bytes in all first. Memory held is at most `max` bytes either way.
  */
 export const readBody = (
   incoming: IncomingMessage,
   max: number,
-  drainCap = Math.max(8 * max, 32 * 1024 * 1024),
+  drainCap = max,
   /** What peekBody read already. */
   head?: BodyHead,
 ): Promise<BodyRead> =>

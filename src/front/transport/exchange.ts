@@ -6,6 +6,7 @@ import { charsOf, type Parts } from '../../rpc/parts.js';
 import { restoreExactIds, STAND_IN_MARK } from './big-ids.js';
 import { partsInclude } from '../../rpc/parts-text.js';
 import { ERR } from '../../rpc/jsonrpc.js';
+import { closeIfUnread } from './unread-body.js';
 
 /**
  * One HTTP exchange of the lane endpoint, on node:http directly. The MCP endpoint is the front's
@@ -74,7 +75,7 @@ export class Exchange {
     const data = parts === null ? null : parts.length === 1 ? (parts[0] as string) : parts.join('');
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };
-      out.writeHead(status, headers);
+      out.writeHead(status, closeIfUnread(this.incoming, headers));
     }
     if (!out.writableEnded) out.end(data ?? undefined);
     return new Replied(status);
@@ -99,7 +100,7 @@ export class Exchange {
     out.once('finish', held.release);
     let bytes = 0;
     for (const part of data) bytes += Buffer.byteLength(part);
-    out.writeHead(status, { ...headers, 'content-length': String(bytes) });
+    out.writeHead(status, closeIfUnread(this.incoming, { ...headers, 'content-length': String(bytes) }));
     void writePaced(out, data, p.stallMs()).then((ok) => {
       if (ok && !out.writableEnded) out.end();
     });

@@ -148,9 +148,8 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
  */
 export const BYTE_TURN_WAIT_MS = Math.floor(REQUEST_MS / 2);
 
-/** 429 naming the setting; the unread body is read and dropped, so the client finishes sending and reads the answer. */
+/** 429 naming the setting; the body is never read: the connection closes with the answer (unread-body.ts). */
 const refuseUnread = (c: Exchange, d: McpHttpDeps): Replied => {
-  c.incoming.resume();
   const limit = d.policy().gateway.limits.bytesInFlightPerLane;
   return refuseLoad(c, {
     status: 429,
@@ -217,9 +216,10 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
     return rpcError(c, 406, ERR.invalidRequest, 'Not Acceptable: Accept must include application/json');
   const g = d.policy().gateway;
   const max = g.maxBodyBytes;
-  // A client that waits for 100-continue has sent no body: one declared past the bound is refused
-  // at once (it was never invited). Any other oversized body is drained, so its client reads a clean 413.
-  if (Number(c.req.header('content-length')) > max && /100-continue/i.test(c.req.header('expect') ?? '')) return tooLarge(c, max, true);
+  // A body declared past the bound is refused at once and never read: the connection closes with
+  // the 413 (unread-body.ts). Draining it to keep the connection let a looping client hold the
+  // front's CPU with bodies it knew would be refused (attack round 17).
+  if (Number(c.req.header('content-length')) > max) return tooLarge(c, max, true);
   const r = await readBody(c.incoming, max, undefined, c.bodyHead);
   if (!r.ok) return tooLarge(c, max, !r.drained);
   const text = r.text;
