@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { BYTE_TURN_WAIT_MS } from '../../src/front/transport/request-gate.js';
 import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
 import { modernCall, send } from '../helpers/http.js';
+import { unreadPost } from '../helpers/unread.js';
 
 /**
  * Attack round 16, F1: a lane's large request waiting for its byte turn (its body unread) past
@@ -55,5 +56,55 @@ lanes:
     const again = await send(url, second.body, second.headers, agent);
     assert.equal(again.status, 200);
     assert.ok(again.text.includes(`e${pad.slice(0, 1000)}`), 'the echo came back');
+  });
+});
+
+/**
+ * Attack round 17, MEDIUM-3: three clients of a lane ask for 15 MB answers and never read them;
+ * another client of the SAME lane then sends a small call. Its turn is weighed by the lane's recent
+ * large answers, which its unread answers hold until read or stalled out (30 s each), and it waited
+ * past 60 s without a word. Now it is refused at BYTE_TURN_WAIT_MS with a 429 naming the setting.
+ */
+describe("a lane's small call behind its own unread large answers is refused in time, not held", () => {
+  let gw: RunningGateway;
+  let token: string;
+  const agent = new Agent({ keepAlive: false });
+  const held: ReturnType<typeof unreadPost>[] = [];
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--big"] } }
+lanes:
+  a: { servers: [fix] }
+`);
+    token = await gw.token('a');
+  });
+  after(async () => {
+    for (const h of held) h.socket.destroy();
+    agent.destroy();
+    await gw?.stop();
+  });
+
+  it('three unread 15 MB answers: a small call of the same lane gets a 429 naming bytesInFlightPerLane at the turn deadline', async (t) => {
+    const url = new URL(gw.url);
+    // The lane's answers are large: read once in full, so its calls are weighed by them.
+    const read = modernCall(token, 1, 'fix_big', { n: 15_000_000 });
+    assert.equal((await send(url, read.body, read.headers, agent)).status, 200);
+    for (let i = 0; i < 3; i += 1) {
+      const c = modernCall(token, 10 + i, 'fix_big', { n: 15_000_000 });
+      held.push(unreadPost(url, c.headers, c.body));
+    }
+    await Promise.all(held.map((h) => h.status));
+    const small = modernCall(token, 2, 'fix_echo', { text: 'small' });
+    const t0 = Date.now();
+    const r = await send(url, small.body, small.headers, agent);
+    const ms = Date.now() - t0;
+    t.diagnostic(`answered after ${ms} ms: ${r.status} ${r.text.slice(0, 240)}`);
+    assert.equal(r.status, 429, r.text.slice(0, 300));
+    const body = JSON.parse(r.text) as { error?: { message?: string; data?: { limit?: string } } };
+    assert.equal(body.error?.data?.limit, 'gateway.limits.bytesInFlightPerLane');
+    assert.match(body.error?.message ?? '', /unread/);
+    assert.ok(ms >= BYTE_TURN_WAIT_MS - 1000 && ms < BYTE_TURN_WAIT_MS + 8000, `answered after ${ms} ms`);
   });
 });

@@ -185,7 +185,22 @@ export const takeAnswerTurn = async (
       message: `This lane's clients have ${held} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
       retryAfterS: 1,
     });
-  return runOrWait(c, d.answerBytes.enter(lane, expected), w);
+  // Bounded as a body's turn is: a lane's clients that hold large answers unread (each released
+  // only when read, or when its connection stalls out) held another client's small call of the
+  // same lane past 60 s without a word (attack round 17, MEDIUM-3).
+  return runOrWait(c, d.answerBytes.enter(lane, expected), w, {
+    ms: BYTE_TURN_WAIT_MS,
+    refuse: () => {
+      const limit = d.policy().gateway.limits.bytesInFlightPerLane;
+      return refuseLoad(c, {
+        status: 429,
+        setting: 'gateway.limits.bytesInFlightPerLane',
+        limit,
+        message: `This lane's recent answers are ${expected} bytes each, and its clients still hold ${d.send.of(lane)} bytes of answers unread: this call waited ${BYTE_TURN_WAIT_MS / 1000} s for its turn. Read (or close) those answers first, or raise gateway.limits.bytesInFlightPerLane`,
+        retryAfterS: 1,
+      });
+    },
+  });
 };
 
 /** How this lane's large answers are paced and held against gateway.limits.unsentBytes*. */
