@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { exactIdStandIn, exactProgressTokenStandIn, exactRequestIdStandIn, restoreExactIds } from '../../src/front/transport/big-ids.js';
+import {
+  exactIdStandIn,
+  exactProgressTokenStandIn,
+  exactRequestIdStandIn,
+  integerDigits,
+  restoreExactIds,
+} from '../../src/front/transport/big-ids.js';
 
 /** The digits a stand-in carries (after its prefix and per-process nonce). */
 const digitsOf = (s: string | undefined): string | undefined => s?.slice(s.indexOf(':') + 1);
@@ -94,5 +100,32 @@ describe('integers of up to 308 digits, read exactly (attack round 11, LOW)', ()
     const b = `1${'0'.repeat(98)}2`;
     const stand = (x: string) => exactIdStandIn(JSON.parse(`{"id":${x}}`), `{"id":${x}}`);
     assert.notEqual(stand(a), stand(b), 'JSON.parse makes them one number; their stand-ins stay two');
+  });
+});
+
+describe('an integer id beyond 2^53 written with a fraction or an exponent (attack round 17, LOW-4)', () => {
+  it('is the same integer, its digits exact', () => {
+    const id = (lit: string): string | undefined => {
+      const text = `{"jsonrpc":"2.0","id":${lit},"method":"tools/list"}`;
+      return digitsOf(exactIdStandIn(JSON.parse(text), text));
+    };
+    assert.equal(id('9007199254740993.0'), '9007199254740993');
+    assert.equal(id('9007199254740993.000'), '9007199254740993');
+    assert.equal(id('9.007199254740993e15'), '9007199254740993');
+    assert.equal(id('9007199254740993E+0'), '9007199254740993');
+    assert.equal(id('-900719925474099300e-2'), '-9007199254740993');
+    assert.equal(id('12345678901234567891.0'), '12345678901234567891');
+  });
+
+  it('moves decimal digits, never rounds: what is not an integer gets no stand-in', () => {
+    assert.equal(integerDigits('12300e-2'), '123');
+    assert.equal(integerDigits('1.5e1'), '15');
+    assert.equal(integerDigits('0.0'), '0');
+    assert.equal(integerDigits('-0'), '0');
+    assert.equal(integerDigits('9007199254740993.5'), undefined);
+    assert.equal(integerDigits('12345e-2'), undefined);
+    assert.equal(integerDigits('1e999'), undefined, 'past the digits read exactly');
+    assert.equal(integerDigits('1e-999'), undefined);
+    assert.equal(integerDigits('x1'), undefined);
   });
 });

@@ -59,6 +59,30 @@ export const exactProgressTokenStandIn = (body: unknown, text: string): string |
 const INTEGER_CHARS = 400;
 
 /**
+ * The digits of the integer a JSON number literal writes (`9007199254740993.0`, `9.007199254740993e15`
+ * and `9007199254740993` are one number), or undefined when it is not an integer or would run past
+ * INTEGER_CHARS digits. Exact: decimal digits are moved, never computed in floating point.
+ */
+export const integerDigits = (literal: string | undefined): string | undefined => {
+  const m = literal === undefined ? null : /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(literal);
+  if (!m) return undefined;
+  const [, sign = '', whole = '', fraction = '', exp = '0'] = m;
+  const shift = Number(exp) - fraction.length;
+  let digits = `${whole}${fraction}`;
+  if (shift >= 0) {
+    if (digits.length + shift > INTEGER_CHARS) return undefined;
+    digits += '0'.repeat(shift);
+  } else {
+    // Places after the point must all be zeros for an integer.
+    const cut = digits.length + shift;
+    if (cut < 0 ? /[1-9]/.test(digits) : /[1-9]/.test(digits.slice(cut))) return undefined;
+    digits = cut <= 0 ? '0' : digits.slice(0, cut);
+  }
+  digits = digits.replace(/^0+(?=\d)/, '');
+  return digits === '0' ? '0' : `${sign}${digits}`;
+};
+
+/**
  * The integer literal at `path` in a JSON object's text (`['id']`: the top-level id;
  * `['params', 'requestId']`: a member of the top-level params object), the LAST such member as
  * JSON.parse keeps it; undefined when it is not an integer literal. Keys are read by depth, so the
@@ -82,7 +106,7 @@ const integerMember = (text: string, path: readonly string[]): string | undefine
       if (text[k] !== ':') continue;
       key = s;
       if (depth === path.length && inside === path.length - 1 && s === path[path.length - 1])
-        found = /^\s*(-?\d+)(?=\s*[,}])/.exec(text.slice(k + 1, k + 1 + INTEGER_CHARS))?.[1];
+        found = integerDigits(/^\s*(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?=\s*[,}])/.exec(text.slice(k + 1, k + 1 + INTEGER_CHARS))?.[1]);
       continue;
     }
     if (c === 123 || c === 91) {
