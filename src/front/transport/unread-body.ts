@@ -23,13 +23,11 @@ export const LINGER_BYTES_PER_S = 8 * 1024 * 1024;
 let budget = LINGER_BYTES_PER_S;
 let filledAt = Date.now();
 
-/** Takes `want` bytes of the refused-body budget if it holds them (refilled at LINGER_BYTES_PER_S). */
-const takeBudget = (want: number, now = Date.now()): boolean => {
+/** What is left of the refused-body budget now (refilled at LINGER_BYTES_PER_S, up to one second's worth). */
+const budgetLeft = (now = Date.now()): number => {
   budget = Math.min(LINGER_BYTES_PER_S, budget + ((now - filledAt) / 1000) * LINGER_BYTES_PER_S);
   filledAt = now;
-  if (budget < want) return false;
-  budget -= want;
-  return true;
+  return budget;
 };
 
 /**
@@ -45,8 +43,7 @@ export const closeIfUnread = (incoming: IncomingMessage, headers: Record<string,
   const length = incoming.headers['content-length'];
   const chunked = incoming.headers['transfer-encoding'] !== undefined;
   if (!chunked && (length === undefined || Number(length) <= DRAIN_MAX)) return headers;
-  const want = Math.min(LINGER_BYTES, chunked ? LINGER_BYTES : Number(length));
-  lingerClose(incoming.socket, takeBudget(want) ? want : 0);
+  lingerClose(incoming.socket, Math.min(LINGER_BYTES, chunked ? LINGER_BYTES : Number(length)));
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) if (k.toLowerCase() !== 'connection') out[k] = v;
   out.connection = 'close';
@@ -57,7 +54,7 @@ const lingering = new WeakSet<Socket>();
 
 /**
  * Closes a connection whose answer says `Connection: close` once the answer is out, after reading
- * and dropping up to `bytes` more of the body (or LINGER_MS passing), so a client still sending
+ * and dropping up to `bytes` more of the body (or LINGER_MS passing, or the budget running out), so a client still sending
  * reads the answer rather than a reset (fetch reported a 413 closed at once as "fetch failed").
  * Node's own close for such an answer (destroySoon) came with the body still arriving.
  */
@@ -73,7 +70,8 @@ const lingerClose = (socket: Socket, bytes: number): void => {
   socket.destroySoon = () => {
     if (socket.destroyed) return;
     socket.end();
-    if (bytes <= 0) {
+    // The budget is spent by what is read: with none left, the connection closes at once.
+    if (budgetLeft() <= 0) {
       stop();
       return;
     }
@@ -85,7 +83,8 @@ const lingerClose = (socket: Socket, bytes: number): void => {
     socket.removeAllListeners('data');
     socket.on('data', (chunk: Buffer) => {
       read += chunk.length;
-      if (read >= bytes) stop();
+      budget -= chunk.length;
+      if (read >= bytes || budgetLeft() <= 0) stop();
     });
     socket.once('close', () => clearTimeout(timer));
   };
