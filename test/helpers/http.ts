@@ -1,13 +1,13 @@
-import { type Agent, request } from 'node:http';
+import { type Agent, type IncomingHttpHeaders, request } from 'node:http';
 
-/** One raw HTTP request with node:http (a keep-alive agent, no fetch overhead): status and body text. */
-export const send = (
+/** One raw HTTP request with node:http (a keep-alive agent, no fetch overhead): status, headers and the body's bytes (status 0: no answer). */
+export const sendBytes = (
   url: URL,
   body: string,
   headers: Record<string, string>,
   agent: Agent,
   method = 'POST',
-): Promise<{ status: number; text: string }> =>
+): Promise<{ status: number; headers: IncomingHttpHeaders; bytes: Buffer }> =>
   new Promise((resolve) => {
     const req = request(
       {
@@ -19,17 +19,26 @@ export const send = (
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
       },
       (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c: string) => {
-          text += c;
-        });
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, bytes: Buffer.concat(chunks) }));
       },
     );
-    req.on('error', () => resolve({ status: 0, text: '' }));
+    req.on('error', () => resolve({ status: 0, headers: {}, bytes: Buffer.alloc(0) }));
     req.end(body);
   });
+
+/** sendBytes with the body as text. */
+export const send = async (
+  url: URL,
+  body: string,
+  headers: Record<string, string>,
+  agent: Agent,
+  method = 'POST',
+): Promise<{ status: number; text: string }> => {
+  const r = await sendBytes(url, body, headers, agent, method);
+  return { status: r.status, text: r.bytes.toString('utf8') };
+};
 
 /** The 2026-07-28 per-request envelope a raw client sends in `_meta`. */
 export const MODERN_META = {

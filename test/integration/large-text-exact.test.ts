@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1Transport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { EVERYTHING, FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
-import { modernCall } from '../helpers/http.js';
+import { modernCall, sendBytes } from '../helpers/http.js';
 
 /**
  * A large answer crosses the link as 256 KiB slices and reaches the lane as those slices' own
@@ -24,31 +24,6 @@ lanes:
 /** ~2.4 MB of text (3.4 MB as JSON, under the 4 MiB body bound) whose every unit width and escape lands on some slice seam: pairs, CJK, accents, quotes, controls. */
 const TEXT = Array.from({ length: 140_000 }, (_, i) => `a😀界é"\\\n${String.fromCharCode(1 + (i % 30))}${'z'.repeat(i % 7)}`).join('');
 
-/** A POST read as raw bytes: the status, the declared length, the bytes. */
-const post = (url: URL, headers: Record<string, string>, body: string, agent: Agent) =>
-  new Promise<{ status: number; declared: number; bytes: Buffer }>((resolve, reject) => {
-    const req = request(
-      {
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, declared: Number(res.headers['content-length']), bytes: Buffer.concat(chunks) }),
-        );
-        res.on('error', reject);
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-
 describe('a large answer of every kind of character arrives exactly', () => {
   let gw: RunningGateway;
   let token: string;
@@ -65,9 +40,9 @@ describe('a large answer of every kind of character arrives exactly', () => {
   it('2026-07-28: the fixture echoes ~2.4 MB; the text is the text sent and Content-Length is the bytes', async () => {
     assert.ok(Buffer.byteLength(TEXT) > 2_000_000, 'many slices of the link');
     const c = modernCall(token, 7, 'fix_echo', { text: TEXT });
-    const r = await post(new URL(gw.url), c.headers, c.body, agent);
+    const r = await sendBytes(new URL(gw.url), c.body, c.headers, agent);
     assert.equal(r.status, 200);
-    assert.equal(r.declared, r.bytes.length, 'Content-Length is what was sent');
+    assert.equal(Number(r.headers['content-length']), r.bytes.length, 'Content-Length is what was sent');
     const text = r.bytes.toString('utf8');
     assert.ok(!text.includes('\ufffd'), 'no character was cut into replacement characters');
     const body = JSON.parse(text) as { id: number; result: { resultType: string; content: { text: string }[] } };
