@@ -70,7 +70,7 @@ export const operatorRoutes = (gw: FrontParts, operatorHash: Buffer): Hono => {
     const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
     const declared = Number(c.req.header('content-length') ?? '0');
     if (!incoming || declared > LOGIN_FORM_MAX) return c.text('form too large\n', 413, { connection: 'close' });
-    const body = await readBody(incoming, LOGIN_FORM_MAX, LOGIN_FORM_MAX);
+    const body = await readBody(incoming, LOGIN_FORM_MAX);
     if (!body.ok) return c.text('form too large\n', 413, { connection: 'close' });
     const token = (new URLSearchParams(body.text).get('token') ?? '').trim();
     if (!operatorTokenMatches(`Bearer ${token}`, operatorHash)) {

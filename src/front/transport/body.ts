@@ -1,9 +1,10 @@
 import { closeOf } from '../../rpc/paced-json.js';
 import type { IncomingMessage } from 'node:http';
 import { decodeUtf8 } from '../../rpc/parts.js';
+import { DRAIN_MAX } from './unread-body.js';
 
-/** `drained`: the whole oversized body was read (and discarded), so the connection may be kept. */
-export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true; drained: boolean };
+/** A body read whole, or refused: over the bound (nothing more of it is read), or its client gone. */
+export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true };
 
 /** The first bytes of a body read before the rest (peekBody): `ended` when they are all of it. */
 export interface BodyHead {
@@ -56,14 +57,12 @@ export const peekBody = (incoming: IncomingMessage, limit: number): Promise<Body
 
 /**
  * Reads a request body, counting bytes AS THEY ARRIVE, whatever Content-Length said (or did not
- * say, for a chunked body). Past `max` nothing more is kept, and (by default) nothing more is read:
- * the caller answers 413 and the connection closes with it. A caller may read and drop up to
- * `drainCap` bytes in all first. Memory held is at most `max` bytes either way.
+ * say, for a chunked body). Past `max` nothing more is kept or read: the caller answers 413, and
+ * the connection closes with it (unread-body.ts). Memory held is at most `max` bytes.
  */
 export const readBody = (
   incoming: IncomingMessage,
   max: number,
-  drainCap = max,
   /** What peekBody read already. */
   head?: BodyHead,
 ): Promise<BodyRead> =>
@@ -73,7 +72,7 @@ export const readBody = (
     // touched a chunk at a time, not all at once when it ends (Buffer.concat of a 3.9 MB body
     // stalled the front ~12 ms on a machine whose fresh pages are slow, issue 19).
     const declared = Number(incoming.headers['content-length']);
-    let whole = Number.isSafeInteger(declared) && declared > 64 * 1024 && declared <= max ? Buffer.allocUnsafeSlow(declared) : undefined;
+    let whole = Number.isSafeInteger(declared) && declared > DRAIN_MAX && declared <= max ? Buffer.allocUnsafeSlow(declared) : undefined;
     let n = 0;
     let done = false;
     let stop = (): void => undefined;
@@ -99,19 +98,12 @@ export const readBody = (
         return;
       }
       chunks.length = 0;
-      if (n > drainCap) {
-        incoming.pause();
-        finish({ ok: false, tooLarge: true, drained: false });
-      }
+      incoming.pause();
+      finish({ ok: false, tooLarge: true });
     };
-    const end = (): void =>
-      finish(
-        n <= max
-          ? { ok: true, text: decodeUtf8(whole ? whole.subarray(0, n) : Buffer.concat(chunks, n)) }
-          : { ok: false, tooLarge: true, drained: true },
-      );
+    const end = (): void => finish({ ok: true, text: decodeUtf8(whole ? whole.subarray(0, n) : Buffer.concat(chunks, n)) });
     // A client gone before its body ended (or before this read began) leaves nothing to wait for.
-    const gone = (): void => finish({ ok: false, tooLarge: true, drained: false });
+    const gone = (): void => finish({ ok: false, tooLarge: true });
     for (const chunk of head?.chunks ?? []) data(chunk);
     if (done) return;
     if (head?.ended) return end();

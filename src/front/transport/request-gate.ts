@@ -137,7 +137,12 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
   // No signal: this wait ends in a turn, the client leaving, or BYTE_TURN_WAIT_MS passing.
   return (await runOrWait(c, d.requestBytes.enter(lane, bytes), undefined, {
     ms: BYTE_TURN_WAIT_MS,
-    refuse: () => refuseUnread(c, d),
+    refuse: () =>
+      refuseBytesInFlight(
+        c,
+        d,
+        `This lane's large requests in flight held this one's turn by bytes for ${BYTE_TURN_WAIT_MS / 1000} s, its body unread: send fewer large requests at once`,
+      ),
   })) as Replied | undefined;
 };
 
@@ -148,17 +153,15 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
  */
 export const BYTE_TURN_WAIT_MS = Math.floor(REQUEST_MS / 2);
 
-/** 429 naming the setting; the body is never read: the connection closes with the answer (unread-body.ts). */
-const refuseUnread = (c: Exchange, d: McpHttpDeps): Replied => {
-  const limit = d.policy().gateway.limits.bytesInFlightPerLane;
-  return refuseLoad(c, {
+/** 429 naming gateway.limits.bytesInFlightPerLane, with `Retry-After`; a body still arriving is not read (unread-body.ts). */
+const refuseBytesInFlight = (c: Exchange, d: McpHttpDeps, why: string): Replied =>
+  refuseLoad(c, {
     status: 429,
     setting: 'gateway.limits.bytesInFlightPerLane',
-    limit,
-    message: `This lane's large requests in flight held this one's turn by bytes for ${BYTE_TURN_WAIT_MS / 1000} s, its body unread: send fewer large requests at once, or raise gateway.limits.bytesInFlightPerLane`,
+    limit: d.policy().gateway.limits.bytesInFlightPerLane,
+    message: `${why}, or raise gateway.limits.bytesInFlightPerLane`,
     retryAfterS: 1,
   });
-};
 
 /**
  * A request (never a notification or a response: a lane can always cancel and answer) of a lane
@@ -190,16 +193,12 @@ export const takeAnswerTurn = async (
   // same lane past 60 s without a word (attack round 17, MEDIUM-3).
   return runOrWait(c, d.answerBytes.enter(lane, expected), w, {
     ms: BYTE_TURN_WAIT_MS,
-    refuse: () => {
-      const limit = d.policy().gateway.limits.bytesInFlightPerLane;
-      return refuseLoad(c, {
-        status: 429,
-        setting: 'gateway.limits.bytesInFlightPerLane',
-        limit,
-        message: `This lane's recent answers are ${expected} bytes each, and its clients still hold ${d.send.of(lane)} bytes of answers unread: this call waited ${BYTE_TURN_WAIT_MS / 1000} s for its turn. Read (or close) those answers first, or raise gateway.limits.bytesInFlightPerLane`,
-        retryAfterS: 1,
-      });
-    },
+    refuse: () =>
+      refuseBytesInFlight(
+        c,
+        d,
+        `This lane's recent answers are ${expected} bytes each, and its clients still hold ${d.send.of(lane)} bytes of answers unread: this call waited ${BYTE_TURN_WAIT_MS / 1000} s for its turn. Read (or close) those answers first`,
+      ),
   });
 };
 
@@ -209,15 +208,9 @@ export const paceFor = (d: McpHttpDeps, lane: string): Pace => ({
   stallMs: () => d.policy().gateway.limits.stalledSendSeconds * 1000,
 });
 
-const tooLarge = (c: Exchange, max: number, close: boolean): Replied =>
-  rpcError(
-    c,
-    413,
-    ERR.invalidRequest,
-    `Request body over ${max} bytes; raise gateway.maxBodyBytes to allow larger ones`,
-    null,
-    close ? { Connection: 'close' } : {},
-  );
+/** 413 naming the setting; a body still arriving is not read, and the connection closes with the answer (unread-body.ts). */
+const tooLarge = (c: Exchange, max: number): Replied =>
+  rpcError(c, 413, ERR.invalidRequest, `Request body over ${max} bytes; raise gateway.maxBodyBytes to allow larger ones`);
 
 /**
  * The body as text, bounded while it streams (Content-Length or not), or the error response:
@@ -234,9 +227,9 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
   // A body declared past the bound is refused at once and never read: the connection closes with
   // the 413 (unread-body.ts). Draining it to keep the connection let a looping client hold the
   // front's CPU with bodies it knew would be refused (attack round 17).
-  if (Number(c.req.header('content-length')) > max) return tooLarge(c, max, true);
-  const r = await readBody(c.incoming, max, undefined, c.bodyHead);
-  if (!r.ok) return tooLarge(c, max, !r.drained);
+  if (Number(c.req.header('content-length')) > max) return tooLarge(c, max);
+  const r = await readBody(c.incoming, max, c.bodyHead);
+  if (!r.ok) return tooLarge(c, max);
   const text = r.text;
   if (text.length > LARGE_LINE) largeText().note(text.length);
   // The read that ended the body was one step; the depth check of a large one takes the next ones.
