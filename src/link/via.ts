@@ -65,16 +65,15 @@ const TAIL_READ = 122;
 
 /**
  * splitVia for a RawResult: the same object when there was no tail. Only the text's last
- * characters are read and cut: a large result's parts are never joined (parts-text.ts).
+ * characters are read and cut, whatever its size: a large result's parts are never joined
+ * (parts-text.ts). A tail that splitVia reads as the whole result (`{"lanegate/via":…}`) can only
+ * be the whole text: its `{` opens the object the text's last `}` closes.
  */
 export const splitRawVia = (raw: RawResult): { raw: RawResult; via?: Via } => {
-  if (raw.parts.length === 1) {
-    const s = splitVia(raw.text);
-    return s.via ? { raw: new RawResult(s.text), via: s.via } : { raw };
-  }
   const end = lastChars(raw.parts, TAIL_READ);
   const s = splitVia(end);
+  if (!s.via) return { raw };
+  if (s.text === '{}') return { raw: new RawResult('{}'), via: s.via };
   // What splitVia cut from the end (its text ends in the `}` it kept) comes off the parts, and the `}` goes back on.
-  if (!s.via || s.text === '{}') return { raw };
   return { raw: new RawResult([...dropLast(raw.parts, end.length - s.text.length + 1), '}']), via: s.via };
 };

@@ -74,9 +74,13 @@ describe('a text held as parts reads as the joined text would, without being joi
       withVia({ content: [{ type: 'text', text: 'z'.repeat(2000) }], isError: true }, { placement: 'dedicated' }),
       { content: [{ type: 'text', text: `${'z'.repeat(2000)}"lanegate/via":{"placement":"shared"}` }] },
     ];
-    for (const c of cases) {
+    for (const c of [...cases, withVia({}, { placement: 'shared' })]) {
       const text = JSON.stringify(c);
       const whole = splitVia(text);
+      // One part (every small result) takes the same path as many.
+      const one = splitRawVia(new RawResult(text));
+      assert.equal(one.raw.parts.join(''), whole.text);
+      assert.deepEqual(one.via, whole.via);
       for (let n = 0; n < 50; n += 1) {
         const got = splitRawVia(new RawResult(cut(text, r, 2 + Math.floor(r() * 5)).filter((p) => p !== '')));
         assert.equal(got.raw.parts.join(''), whole.text);
