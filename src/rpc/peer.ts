@@ -42,7 +42,24 @@ interface Waiting {
   key: OrderKey;
   /** A response: one answer never waits for another (only for a line that is not a response). */
   response?: boolean;
+  /** The line read as a raw result (read once, when it came in). */
+  raw?: RawRead;
 }
+
+/** A result line read without a parse: its id and its result's text (a long line's as parts). */
+interface RawRead {
+  id: number;
+  text: string | Parts;
+}
+
+/** The line as a raw result (raw.ts), or undefined when it is not one. */
+const rawOf = (line: string | Parts): RawRead | undefined => {
+  if (typeof line !== 'string') {
+    const r = rawResultParts(line);
+    return r && { id: r.id, text: r.parts };
+  }
+  return rawResultLine(line);
+};
 
 /**
  * A JSON-RPC peer over newline-delimited JSON streams (MCP's stdio framing): the protocol layer
@@ -134,20 +151,20 @@ export class LinePeer extends RpcEndpoint {
     if (!b) {
       if (line.length < LARGE_TURN_CHARS) this.onLine(line);
       else {
-        this.backlog = [{ line, key, response: rawResultLine(line) !== undefined }];
+        this.backlog = [this.waiting(line, key)];
         onTurnFirst(() => this.drainBacklog());
       }
       return;
     }
-    const raw = rawResultLine(line) !== undefined;
+    const w = this.waiting(line, key);
     if (line.length >= LARGE_TURN_CHARS || !this.orderOf) {
-      b.push({ line, key, response: raw });
+      b.push(w);
       return;
     }
     // A short answer behind long answers only (a lane's large results) goes on at once.
-    if (raw) {
-      if (b.every((w) => w.response)) this.onLine(line);
-      else b.push({ line, key: undefined, response: true });
+    if (w.raw) {
+      if (b.every((x) => x.response)) this.onLine(line, w.raw);
+      else b.push({ ...w, key: undefined });
       return;
     }
     let msg: RpcMessage;
@@ -164,9 +181,15 @@ export class LinePeer extends RpcEndpoint {
     else b.push({ msg, key: own, response });
   }
 
+  /** A line as it waits: a raw result is read as one here, once. */
+  private waiting(line: string | Parts, key: OrderKey): Waiting {
+    const raw = rawOf(line);
+    return raw ? { line, key, response: true, raw } : { line, key, response: false };
+  }
+
   /** A long line held as its parts: always a turn of its own, as a long line is (lineIn). */
   private partsIn(parts: Parts, key: OrderKey): void {
-    const w: Waiting = { line: parts, key, response: rawResultParts(parts) !== undefined };
+    const w = this.waiting(parts, key);
     if (this.backlog) {
       this.backlog.push(w);
       return;
@@ -191,12 +214,12 @@ export class LinePeer extends RpcEndpoint {
           b.shift();
           this.drainBacklog();
         };
-        this.onLongLine(next.line as string | Parts).then(after, after);
+        this.onLongLine(next.line as string | Parts, next.raw).then(after, after);
         return;
       }
       b.shift();
       if (next.msg) this.receive(next.msg);
-      else this.onLine(next.line as string);
+      else this.onLine(next.line as string, next.raw);
     }
     this.backlog = undefined;
     const done = this.backlogDone;
@@ -224,8 +247,8 @@ export class LinePeer extends RpcEndpoint {
   }
 
   /** onLine for a long line: its parse a window a step, each step first in turn.ts's queue. */
-  private async onLongLine(line: string | Parts): Promise<void> {
-    if (this.tookRaw(line)) return;
+  private async onLongLine(line: string | Parts, raw: RawRead | undefined): Promise<void> {
+    if (raw && this.receiveRaw(raw.id, raw.text)) return;
     let msg: RpcMessage;
     try {
       // Anything but a raw result is parsed, so joined (a request the host reads, a result nobody waits for raw).
@@ -237,18 +260,9 @@ export class LinePeer extends RpcEndpoint {
     this.receive(msg);
   }
 
-  /** A result for a raw request goes on as text: no parse on this hop. */
-  private tookRaw(line: string | Parts): boolean {
-    if (typeof line !== 'string') {
-      const raw = rawResultParts(line);
-      return raw !== undefined && this.receiveRaw(raw.id, raw.parts);
-    }
-    const raw = rawResultLine(line);
-    return raw !== undefined && this.receiveRaw(raw.id, raw.text);
-  }
-
-  private onLine(line: string): void {
-    if (this.tookRaw(line)) return;
+  /** A short line; a result for a raw request goes on as text, no parse on this hop (`raw`: read already, when it waited). */
+  private onLine(line: string, raw: RawRead | undefined = rawResultLine(line)): void {
+    if (raw && this.receiveRaw(raw.id, raw.text)) return;
     let msg: RpcMessage;
     try {
       msg = JSON.parse(line) as RpcMessage;
