@@ -9,6 +9,7 @@ import type { RpcNotification } from '../../src/rpc/jsonrpc.js';
 import { LineReader } from '../../src/rpc/line-reader.js';
 import { LineWriter, SLICE_CHARS } from '../../src/rpc/line-writer.js';
 import { LinePeer } from '../../src/rpc/peer.js';
+import { LARGE_TURN_CHARS } from '../../src/rpc/turn.js';
 
 /**
  * Issue 19: on the link, a lane's lines keep their order among that lane's only. Another lane's
@@ -164,8 +165,8 @@ describe('link order by lane', { timeout: 10_000 }, () => {
 
   it("read: a short answer behind long answers only goes on at once; behind a long notification it waits (a call's progress, then its result)", async () => {
     const answer = (id: number, text: string): string => `{"jsonrpc":"2.0","id":${id},"result":{"t":"${text}"}}`;
-    const longAnswer = answer(1, 'r'.repeat(SLICE_CHARS * 2));
-    const longNote = of(undefined, 'lanegate/notify', { t: 'n'.repeat(SLICE_CHARS * 2) });
+    const longAnswer = answer(1, 'r'.repeat(LARGE_TURN_CHARS * 2));
+    const longNote = of(undefined, 'lanegate/notify', { t: 'n'.repeat(LARGE_TURN_CHARS * 2) });
     for (const [first, passes] of [
       [longAnswer, true],
       [longNote, false],
