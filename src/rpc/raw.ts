@@ -100,7 +100,7 @@ const HEAD_MAX = PREFIX.length + 15 + RESULT.length;
 /**
  * rawResultLine for a line held as parts (a long line as its slices arrived): the same reading,
  * and the result's text as parts, never joined. A line whose head could span parts is joined and
- * read as one string (only a short line: a link's slice is 256 KiB).
+ * read as one string (only a short line: a link's slice is 120 KiB).
  */
 export const rawResultParts = (parts: Parts): { id: number; parts: Parts } | undefined => {
   const first = parts[0] ?? '';
