@@ -287,12 +287,13 @@ describe('resource updates reach exactly the holders that subscribed, on a share
     );
     const ok = answers.filter((a) => a.status === 200 && a.body.result !== undefined).length;
     const refused = answers.filter((a) => a.status === 200 && a.body.error?.code === -32600).length;
-    assert.equal(ok, 100, `${ok} subscriptions made at once`);
     const kinds = answers.map((a) => `${a.status} ${a.body.error?.code ?? 'ok'}`);
-    assert.ok(
-      ok >= 50 && ok + refused + answers.filter((a) => a.status === 429).length === 120,
-      JSON.stringify([...new Set(kinds)].map((k) => [k, kinds.filter((x) => x === k).length])),
-    );
+    const seen = JSON.stringify([...new Set(kinds)].map((k) => [k, kinds.filter((x) => x === k).length]));
+    // A request the lane's own limits turned away (429, on a loaded machine) never reached the
+    // bound: of the rest, exactly the bound's worth subscribe and every other one is refused.
+    const throttled = answers.filter((a) => a.status === 429).length;
+    assert.equal(ok, Math.min(100, 120 - throttled), `${ok} subscriptions made at once: ${seen}`);
+    assert.ok(ok >= 50 && ok + refused + throttled === 120, seen);
     assert.ok((await touch(tb)).length - before <= 100, 'the upstream holds no more than the bound for the session');
     assert.equal((await fetch(gw.url, { method: 'DELETE', headers: b2 })).status, 200);
   });
