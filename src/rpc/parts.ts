@@ -26,16 +26,11 @@ export class PieceCursor {
     this.left = charsOf(parts);
   }
 
-  /** The next piece ('' when all was read); a lone half would be written as U+FFFD, so a pair is never cut. */
-  next(max: number): string {
-    const got = this.nextParts(max);
-    return got.length === 1 ? (got[0] as string) : got.join('');
-  }
-
   /**
    * The next piece as the parts' own strings, in order, not joined ([] when all was read): a
    * writer hands them to one corked write, and no piece is copied into a fresh string first (a
-   * 256 KiB string is a fresh large object, its pages faulted in, on both ends of a link).
+   * 256 KiB string is a fresh large object, its pages faulted in, on both ends of a link). A lone
+   * half would be written as U+FFFD, so a pair is never cut.
    */
   nextParts(max: number): string[] {
     const got: string[] = [];

@@ -42,8 +42,6 @@ export const joinBytes = (pieces: readonly Buffer[], n: number): Buffer => {
     if (at >= n) break;
     at += p.copy(s, at, 0, Math.min(p.length, n - at));
   }
-  lastUse = Date.now();
-  arm();
   return s.subarray(0, at);
 };
 
@@ -69,14 +67,14 @@ export const joinText = (parts: readonly string[]): string => {
   const s = room(n);
   let at = 0;
   for (const p of parts) at += s.write(p, at, 'latin1');
-  lastUse = Date.now();
-  arm();
   return s.toString('latin1', 0, at);
 };
 
-/** The scratch, at least `n` bytes long. */
+/** The scratch, at least `n` bytes long, marked used now (its idle release waits IDLE_MS from here). */
 const room = (n: number): Buffer => {
   if (!scratch || scratch.length < n) scratch = Buffer.allocUnsafeSlow(Math.min(MAX_SCRATCH, Math.ceil(n / STEP) * STEP));
+  lastUse = Date.now();
+  arm();
   return scratch;
 };
 

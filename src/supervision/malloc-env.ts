@@ -9,8 +9,10 @@
  *   free at an arena's top stays mapped. By default glibc maps each block past its (moving)
  *   threshold afresh and returns it when freed: a large answer's bytes and its text (Node makes a
  *   decoded all-ASCII text past ~1 MB in malloc'd memory) then cost a page fault a 4 KiB page every
- *   time. On a machine whose fresh pages are slow (~12 µs each) that was ~12 ms of the event loop
- *   for each 3.9 MB answer decoded, against ~0.3 ms with these (issue 19).
+ *   time. On a machine whose fresh pages are slow (~13 µs each) that was ~12 ms of the event loop
+ *   for each 3.9 MB answer decoded, against ~0.3 ms with these when the answers came one after
+ *   another. Under issue 19's byte flood a quarter of the front's 3.9 MB body decodes still found
+ *   no freed block to reuse (its heap kept growing in small steps) and took 14-21 ms each.
  */
 export const MALLOC_DEFAULTS: Readonly<Record<string, string>> = {
   MALLOC_ARENA_MAX: '2',

@@ -75,7 +75,7 @@ export const integerDigits = (literal: string | undefined): string | undefined =
   } else {
     // Places after the point must all be zeros for an integer.
     const cut = digits.length + shift;
-    if (cut < 0 ? /[1-9]/.test(digits) : /[1-9]/.test(digits.slice(cut))) return undefined;
+    if (/[1-9]/.test(digits.slice(Math.max(0, cut)))) return undefined;
     digits = cut <= 0 ? '0' : digits.slice(0, cut);
   }
   digits = digits.replace(/^0+(?=\d)/, '');
