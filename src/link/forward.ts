@@ -6,6 +6,7 @@
  * host opens it with the same function. Either way the host sees one shape, and the front neither copies nor
  * re-serialises what it only routed.
  */
+import type { WireParts } from '../rpc/parts.js';
 import { JsonText } from '../rpc/json-text.js';
 import { isObject } from '../records/atomic.js';
 import { type Era, MODERN_META } from '../upstream/conn.js';
@@ -58,11 +59,11 @@ export const callerParams = (params: Params, caller: CallerBlock, trace?: Trace)
 };
 
 /** The front's side: the params of a LINK.forward, the lane's body text unparsed beside the caller block. */
-export const laneBodyParams = (method: string, bodyText: string, caller: CallerBlock, trace?: Trace): JsonText =>
+export const laneBodyParams = (method: string, bodyText: string | WireParts, caller: CallerBlock, trace?: Trace): JsonText =>
   new JsonText(
     [
       `{"method":${JSON.stringify(method)},"${META.caller}":${JSON.stringify(caller)}${trace?.traceparent ? `,"${TRACE}":${JSON.stringify(trace)}` : ''},"${LANE_BODY}":`,
-      bodyText,
+      ...(typeof bodyText === 'string' ? [bodyText] : bodyText),
       '}',
     ],
     caller.lane || undefined,

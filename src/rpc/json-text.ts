@@ -1,3 +1,4 @@
+import type { WireParts } from './parts.js';
 /**
  * JSON text to be sent as it is, in place of a value, by a transport that writes lines itself
  * (LinePeer): what the sender already holds as text is not parsed and serialised again. The text
@@ -14,13 +15,16 @@
 const oneLine = (json: string): string => (json.includes('\n') || json.includes('\r') ? json.replace(/[\r\n]/g, ' ') : json);
 
 export class JsonText {
-  readonly parts: readonly string[];
+  readonly parts: WireParts;
 
-  /** `order`: the order the message keeps on a link (LineOptions.orderOf), when the sender knows it. */
+  /**
+   * `order`: the order the message keeps on a link (LineOptions.orderOf), when the sender knows it.
+   * A bytes part is a string value's text that parsed (large-body.ts): it holds no raw line break.
+   */
   constructor(
-    json: string | readonly string[],
+    json: string | WireParts,
     readonly order?: string,
   ) {
-    this.parts = typeof json === 'string' ? [oneLine(json)] : json.map(oneLine);
+    this.parts = typeof json === 'string' ? [oneLine(json)] : json.map((p) => (typeof p === 'string' ? oneLine(p) : p));
   }
 }

@@ -1,6 +1,6 @@
 import type { Id } from './jsonrpc.js';
 import type { Writable } from 'node:stream';
-import { charsOf, type Parts, PieceCursor, writeCorked } from './parts.js';
+import { charsOf, PieceCursor, type WireParts, writeCorked } from './parts.js';
 import { onTurnFirst } from './turn.js';
 
 /**
@@ -39,7 +39,7 @@ type Channel = string | typeof BARRIER;
 
 /** A line written while a long request or notification of its order was going out, waiting behind it. */
 interface Behind {
-  line: Parts | Promise<Parts>;
+  line: WireParts | Promise<WireParts>;
   response: boolean;
   channel: Channel;
   /** A request's id: it may be withdrawn while it waits (withdraw). */
@@ -105,7 +105,7 @@ export class LineWriter {
    * place, as a long line would (a response lets other lines pass it; anything else holds the
    * lines of its order written after it until it is out). `key`: the order it keeps (none: all).
    */
-  write(line: string | Parts | Promise<Parts>, response: boolean, key?: OrderKey, framed = false, id?: Id): void {
+  write(line: string | WireParts | Promise<WireParts>, response: boolean, key?: OrderKey, framed = false, id?: Id): void {
     const channel = this.sliced ? frameKey(key) : BARRIER;
     // A short line whose text does not name its order (a cancellation) goes as one frame that does.
     const text =
@@ -136,7 +136,7 @@ export class LineWriter {
   }
 
   /** A line nothing holds back: written (short), or entered to go out in slices or pieces. */
-  private proceed(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel): void {
+  private proceed(line: string | WireParts | Promise<WireParts>, response: boolean, channel: Channel): void {
     const short = typeof line === 'string' && line.length <= SLICE_CHARS;
     if (!this.sliced) {
       if (short) this.out.write(`${line}\n`);
@@ -157,14 +157,14 @@ export class LineWriter {
   }
 
   /** A long line (or one still being made) takes its place: a response among `big`, anything else as its order's `ordered`. */
-  private enter(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel): void {
+  private enter(line: string | WireParts | Promise<WireParts>, response: boolean, channel: Channel): void {
     const parts = typeof line === 'string' ? [line] : line instanceof Promise ? [] : line;
     const b: Big = { stream: this.sliced ? this.nextStream++ : 0, cursor: new PieceCursor(parts), ready: !(line instanceof Promise) };
     if (response && this.sliced) this.big.push(b);
     else this.ordered.set(channel, b);
     this.queued += b.cursor.left;
     if (line instanceof Promise) {
-      const done = (ps: Parts): void => {
+      const done = (ps: WireParts): void => {
         b.cursor = new PieceCursor(ps);
         b.ready = true;
         this.queued += b.cursor.left;
@@ -179,7 +179,7 @@ export class LineWriter {
   }
 
   /** A line written while a line of its order goes out: it waits, in order, and counts as queued (once its parts are made). */
-  private waitBehind(line: string | Parts | Promise<Parts>, response: boolean, channel: Channel, id?: Id): void {
+  private waitBehind(line: string | WireParts | Promise<WireParts>, response: boolean, channel: Channel, id?: Id): void {
     this.behind.push({ line: typeof line === 'string' ? [line] : line, response, channel, ...(id === undefined ? {} : { id }) });
     if (channel === BARRIER) this.barriersWaiting += 1;
     if (!(line instanceof Promise)) this.queued += typeof line === 'string' ? line.length : charsOf(line);
@@ -292,7 +292,8 @@ export class LineWriter {
       }
       if (e.channel === BARRIER) this.barriersWaiting -= 1;
       if (!(e.line instanceof Promise)) this.queued -= charsOf(e.line);
-      const line = !(e.line instanceof Promise) && e.line.length === 1 ? (e.line[0] as string) : e.line;
+      const one = !(e.line instanceof Promise) && e.line.length === 1 ? e.line[0] : undefined;
+      const line = typeof one === 'string' ? one : e.line;
       if (this.sliced && typeof line === 'string' && line.length <= SLICE_CHARS) {
         // Queued, not written from here: the pump that called this writes it next (a pump started
         // here could end another long line, and its release would run inside this one's).

@@ -12,8 +12,8 @@
  * Anything unexpected (a cut that splits an escape, a text that is not JSON) falls back to one
  * JSON.parse of the whole text, which then throws as it would have.
  */
-import { randomBytes } from 'node:crypto';
 import { hasControl } from './parts.js';
+import { fillPlaceholders, placeholder } from './placeholders.js';
 
 /** A string value this long or longer is decoded in windows; shorter ones stay in the skeleton. */
 export const LONG_VALUE_CHARS = 64 * 1024;
@@ -33,9 +33,6 @@ export interface PaceSizes {
 }
 
 export const PACE_SIZES: PaceSizes = { minChars: 4 * LONG_VALUE_CHARS, longValue: LONG_VALUE_CHARS, window: WINDOW_CHARS };
-
-/** Placeholders carry a per-process nonce: a string a peer sent can never be taken for one. */
-const NONCE = `\u0000lanegate-long-${randomBytes(12).toString('hex')}-`;
 
 interface LongToken {
   /** Index of the opening quote. */
@@ -128,7 +125,7 @@ const skeletonOf = (text: string, long: readonly LongToken[]): string => {
   const out: string[] = [];
   let at = 0;
   long.forEach((t, i) => {
-    out.push(text.slice(at, t.open), JSON.stringify(`${NONCE}${i}`));
+    out.push(text.slice(at, t.open), placeholder(i));
     at = t.close + 1;
   });
   out.push(text.slice(at));
@@ -162,34 +159,5 @@ export const pacedParse = async (text: string, pause: () => Promise<void>, sizes
     return JSON.parse(text);
   }
   await pause();
-  return fill(skeleton, values);
-};
-
-/** The skeleton with each placeholder replaced by its value (walked without recursion). */
-const fill = (skeleton: unknown, values: readonly string[]): unknown => {
-  const filled = (v: unknown): unknown => {
-    if (typeof v !== 'string' || !v.startsWith(NONCE)) return v;
-    return values[Number(v.slice(NONCE.length))];
-  };
-  const root = filled(skeleton);
-  const stack: unknown[] = [root];
-  while (stack.length > 0) {
-    const o = stack.pop();
-    if (o === null || typeof o !== 'object') continue;
-    if (Array.isArray(o)) {
-      for (let i = 0; i < o.length; i += 1) {
-        o[i] = filled(o[i]);
-        stack.push(o[i]);
-      }
-    } else {
-      const r = o as Record<string, unknown>;
-      for (const k of Object.keys(r)) {
-        const v = filled(r[k]);
-        // As JSON.parse makes it: an own data property, even one named __proto__.
-        if (v !== r[k]) Object.defineProperty(r, k, { value: v, writable: true, enumerable: true, configurable: true });
-        stack.push(v);
-      }
-    }
-  }
-  return root;
+  return fillPlaceholders(skeleton, (i) => values[i] as string);
 };

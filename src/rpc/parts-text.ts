@@ -1,4 +1,4 @@
-import { charsOf, type Parts } from './parts.js';
+import { charsOf, type Parts, type WireParts } from './parts.js';
 
 /**
  * Reading a text held as its parts (a large answer as the link's slices delivered it) without
@@ -94,7 +94,7 @@ export const trimParts = (parts: Parts): string[] => {
 };
 
 /** UTF-8 bytes of the joined text. */
-export const byteLengthOf = (parts: Parts): number => {
+export const byteLengthOf = (parts: WireParts): number => {
   let n = 0;
   for (const p of parts) n += Buffer.byteLength(p);
   return n;

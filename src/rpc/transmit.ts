@@ -4,7 +4,7 @@ import { JsonText } from './json-text.js';
 import type { LineWriter, OrderKey } from './line-writer.js';
 import { turnFirst } from './turn.js';
 import { holdsLongString, pacedStringify } from './paced-stringify.js';
-import { charsOf } from './parts.js';
+import { charsOf, joinWire, type WireParts } from './parts.js';
 
 /** What a LinePeer's sending side is told (LineOptions). */
 export interface SendOptions {
@@ -21,18 +21,18 @@ export interface SendOptions {
 const JOIN_CHARS = 64 * 1024;
 
 /** One message as a line, or its parts; params given as JSON text go in as they are (never joined when long). */
-const lineOf = (msg: RpcMessage): string | string[] => {
+const lineOf = (msg: RpcMessage): string | WireParts => {
   const params = 'params' in msg ? (msg.params as unknown) : undefined;
   if (!(params instanceof JsonText)) return JSON.stringify(msg);
   const id = 'id' in msg ? `"id":${JSON.stringify(msg.id)},` : '';
   const parts = [`{"jsonrpc":"2.0",${id}"method":${JSON.stringify((msg as { method: string }).method)},"params":`, ...params.parts, '}'];
-  return charsOf(parts) <= JOIN_CHARS ? parts.join('') : parts;
+  return charsOf(parts) <= JOIN_CHARS ? joinWire(parts) : parts;
 };
 
 /** Past `maxSend`, a response is replaced by the error the bound names. */
 const boundedBy =
   (maxSend: SendOptions['maxSend']) =>
-  (msg: RpcMessage, line: string | string[]): string | string[] => {
+  (msg: RpcMessage, line: string | WireParts): string | WireParts => {
     if (!maxSend || 'method' in msg) return line;
     const chars = typeof line === 'string' ? line.length : charsOf(line);
     return chars <= maxSend.chars() ? line : JSON.stringify({ jsonrpc: '2.0', id: msg.id, error: maxSend.error(chars) });

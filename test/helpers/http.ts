@@ -3,7 +3,7 @@ import { type Agent, type IncomingHttpHeaders, request } from 'node:http';
 /** One raw HTTP request with node:http (a keep-alive agent, no fetch overhead): status, headers and the body's bytes (status 0: no answer). */
 export const sendBytes = (
   url: URL,
-  body: string,
+  body: string | Buffer,
   headers: Record<string, string>,
   agent: Agent,
   method = 'POST',

@@ -61,4 +61,29 @@ describe('a large answer of every kind of character arrives exactly', () => {
       await client.close();
     }
   });
+
+  it('a large body is judged as a small one: a long value that is not JSON is a 400, bytes that are not UTF-8 read as before', async () => {
+    // Opened on its bytes (large-body.ts), a long value is checked a window at a time: what
+    // JSON.parse refuses whole must still be refused, and nothing of it reach the fixture.
+    const c = modernCall(token, 9, 'fix_echo', { text: 'MARK'.repeat(250_000) });
+    const bad: [string, string][] = [
+      ['a raw control character', 'MARK\u0001MARK'],
+      ['an unknown escape', 'MARK\\qMARK'],
+      ['a cut \\u escape', 'MARK\\u12MARK'],
+    ];
+    for (const [label, raw] of bad) {
+      const r = await sendBytes(new URL(gw.url), c.body.replace('MARKMARK', raw), c.headers, agent);
+      const text = r.bytes.toString('utf8');
+      assert.equal(r.status, 400, `${label}: ${text.slice(0, 200)}`);
+      assert.match(text, /Parse error/, label);
+    }
+    // A byte that is not UTF-8 in a long value: decoded as the whole body always was (U+FFFD).
+    const at = c.body.indexOf('MARKMARK');
+    const [head, tail] = [c.body.slice(0, at), c.body.slice(at + 8)];
+    const body = Buffer.concat([Buffer.from(`${head}MARK`), Buffer.from([0xff]), Buffer.from(`MARK${tail}`)]);
+    const r = await sendBytes(new URL(gw.url), body, c.headers, agent);
+    assert.equal(r.status, 200, r.bytes.toString('utf8').slice(0, 300));
+    const echoed = (JSON.parse(r.bytes.toString('utf8')) as { result: { content: { text: string }[] } }).result.content[0]?.text;
+    assert.ok(echoed === `MARK\ufffdMARK${'MARK'.repeat(249_998)}`, 'the echo is the body as decoded whole');
+  });
 });

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decodeUtf8, encodingOf, hasControl, needsJsonEscape, PieceCursor } from '../../src/rpc/parts.js';
+import { Writable } from 'node:stream';
+import { isUtf8 } from 'node:buffer';
+import { charsOf, decodeUtf8, encodingOf, hasControl, joinWire, needsJsonEscape, PieceCursor, writeCorked } from '../../src/rpc/parts.js';
 
 describe('text as parts, pieces and bytes (issue 19)', () => {
   it('writes a long piece as latin1 only when it is all ASCII; Latin-1 letters and surrogates stay utf8', () => {
@@ -25,6 +27,37 @@ describe('text as parts, pieces and bytes (issue 19)', () => {
       assert.equal(decodeUtf8(b), b.toString('utf8'));
   });
 
+  it('cuts bytes parts between UTF-8 characters only, and writes them as they are', () => {
+    // Strings and UTF-8 bytes mixed, as a large body's parts are (large-body.ts).
+    const parts = ['{"a":"', Buffer.from(`x${'é界😀'.repeat(7)}y`), '","b":"', Buffer.from('😀😀'), '"}'];
+    const whole = joinWire(parts);
+    for (const max of [1, 2, 3, 4, 5, 7, 16, 100]) {
+      const c = new PieceCursor(parts);
+      const bytes: Buffer[] = [];
+      for (let i = 0; i < 1000 && c.left > 0; i += 1) {
+        const piece = c.nextParts(max);
+        assert.ok(piece.length > 0, `max ${max}: a piece is never empty`);
+        for (const p of piece) {
+          // Each bytes piece decodes alone to its own characters: no cut inside one.
+          if (typeof p !== 'string') assert.ok(isUtf8(p), `max ${max}: a bytes piece ${p.toString('hex')} is cut inside a character`);
+          bytes.push(Buffer.from(p));
+        }
+        // Over the bound only by the rest of ONE character, when a piece would be empty otherwise.
+        assert.ok(charsOf(piece) <= Math.max(max, 4), `max ${max}: a piece of ${charsOf(piece)}`);
+      }
+      assert.equal(Buffer.concat(bytes).toString('utf8'), whole, `max ${max}`);
+    }
+    const out: Buffer[] = [];
+    const sink = new Writable({
+      writev: (chunks, cb) => {
+        for (const { chunk } of chunks) out.push(Buffer.from(chunk));
+        cb();
+      },
+    });
+    writeCorked(sink, parts);
+    assert.equal(Buffer.concat(out).toString('utf8'), whole, 'one corked write, strings and bytes in order');
+  });
+
   it('cuts pieces across parts without splitting a surrogate pair', () => {
     const parts = ['ab', `c${'😀'.repeat(5)}`, 'd', '', 'ef😀'];
     const whole = parts.join('');
@@ -46,7 +79,7 @@ describe('text as parts, pieces and bytes (issue 19)', () => {
     for (const max of [1, 2, 3, 4, 7, 16, 100]) {
       const c = new PieceCursor(parts);
       const pieces: string[][] = [];
-      for (let i = 0; i < 1000 && c.left > 0; i += 1) pieces.push(c.nextParts(max));
+      for (let i = 0; i < 1000 && c.left > 0; i += 1) pieces.push(c.nextParts(max).map(String));
       assert.equal(c.left, 0);
       assert.equal(pieces.map((p) => p.join('')).join(''), whole, `max ${max}`);
       for (const p of pieces) {

@@ -1,3 +1,5 @@
+import type { WireParts } from '../../rpc/parts.js';
+import { byteLengthOf } from '../../rpc/parts-text.js';
 import { sha256 } from '../../guard/hash.js';
 import type { AuditRecord } from '../../audit/record.js';
 import type { Via } from '../../link/via.js';
@@ -22,7 +24,7 @@ export interface CallEnd {
 export interface CallOrigin {
   tokenId?: string | undefined;
   holder?: string | undefined;
-  bodyText?: string | undefined;
+  bodyText?: string | WireParts | undefined;
   hashArguments?: boolean;
 }
 
@@ -68,7 +70,7 @@ export const auditRecord = (lane: string, req: RpcRequest, o: CallOrigin, end: C
   if (end.errorCode !== undefined) r.errorCode = end.errorCode;
   if (end.error) r.error = end.error;
   r.durationMs = Math.round(end.seconds * 1e6) / 1e3;
-  r.bytesIn = o.bodyText === undefined ? 0 : Buffer.byteLength(o.bodyText);
+  r.bytesIn = o.bodyText === undefined ? 0 : byteLengthOf(typeof o.bodyText === 'string' ? [o.bodyText] : o.bodyText);
   r.bytesOut = typeof end.out === 'string' ? Buffer.byteLength(end.out) : end.out.bytes;
   const args = req.params?.arguments ?? req.params?.argument;
   if (o.hashArguments && args !== undefined) r.argsHash = sha256(JSON.stringify(args));

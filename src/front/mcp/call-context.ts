@@ -1,3 +1,4 @@
+import type { WireParts } from '../../rpc/parts.js';
 import type { Era } from '../../upstream/conn.js';
 
 /** A JSON-RPC request id as the lane sent it (or its exact stand-in): compared by value, never joined into a string. */
@@ -32,9 +33,10 @@ export interface CallContext {
   readonly trace: TraceContext | undefined;
   /**
    * The lane's body as it arrived, and the params object parsed from it: while a request still
-   * carries exactly those params (nothing rewrote them), it goes to the host as that text.
+   * carries exactly those params (nothing rewrote them), it goes to the host as that text (a
+   * large body as its parts, never joined: large-body.ts).
    */
-  readonly bodyText: string | undefined;
+  readonly bodyText: string | WireParts | undefined;
   readonly bodyParams: unknown;
   /** A 2026-07-28 tools/call's Mcp-Param-* headers: the host checks them against the tool's schema. */
   readonly paramHeaders: Record<string, string> | undefined;

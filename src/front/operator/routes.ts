@@ -72,7 +72,7 @@ export const operatorRoutes = (gw: FrontParts, operatorHash: Buffer): Hono => {
     if (!incoming || declared > LOGIN_FORM_MAX) return c.text('form too large\n', 413, { connection: 'close' });
     const body = await readBody(incoming, LOGIN_FORM_MAX);
     if (!body.ok) return c.text('form too large\n', 413, { connection: 'close' });
-    const token = (new URLSearchParams(body.text).get('token') ?? '').trim();
+    const token = (new URLSearchParams(body.bytes().toString('utf8')).get('token') ?? '').trim();
     if (!operatorTokenMatches(`Bearer ${token}`, operatorHash)) {
       gw.metrics.authRefused.inc({ code: 'dashboard_login' });
       return c.html(renderLogin('That is not the operator token.'), 401);

@@ -1,10 +1,13 @@
 import { closeOf } from '../../rpc/paced-json.js';
 import type { IncomingMessage } from 'node:http';
-import { decodeUtf8 } from '../../rpc/parts.js';
-import { DRAIN_MAX } from './unread-body.js';
 
-/** A body read whole, or refused: over the bound (nothing more of it is read), or its client gone. */
-export type BodyRead = { ok: true; text: string } | { ok: false; tooLarge: true };
+/**
+ * A body read whole, or refused: over the bound (nothing more of it is read), or its client gone.
+ * Read whole, it is its bytes as they arrived: the HTTP parser's chunks, never copied into one
+ * buffer (a 3.9 MB body's own buffer was ~950 fresh pages to fault in, ~21 ms of the loop under
+ * issue 19's byte flood); `bytes()` joins them for a caller that wants one buffer (a small body).
+ */
+export type BodyRead = { ok: true; chunks: Buffer[]; length: number; bytes: () => Buffer } | { ok: false; tooLarge: true };
 
 /** The first bytes of a body read before the rest (peekBody): `ended` when they are all of it. */
 export interface BodyHead {
@@ -67,12 +70,7 @@ export const readBody = (
   head?: BodyHead,
 ): Promise<BodyRead> =>
   new Promise((resolve) => {
-    let chunks: Buffer[] = [];
-    // A body whose length is declared is copied into one buffer as it arrives: its fresh pages are
-    // touched a chunk at a time, not all at once when it ends (Buffer.concat of a 3.9 MB body
-    // stalled the front ~12 ms on a machine whose fresh pages are slow, issue 19).
-    const declared = Number(incoming.headers['content-length']);
-    let whole = Number.isSafeInteger(declared) && declared > DRAIN_MAX && declared <= max ? Buffer.allocUnsafeSlow(declared) : undefined;
+    const chunks: Buffer[] = [];
     let n = 0;
     let done = false;
     let stop = (): void => undefined;
@@ -84,15 +82,6 @@ export const readBody = (
     };
     const data = (chunk: Buffer): void => {
       n += chunk.length;
-      if (whole && n <= whole.length) {
-        chunk.copy(whole, n - chunk.length);
-        return;
-      }
-      if (whole) {
-        // More than declared (an HTTP parser lets none through): kept as chunks from here on.
-        chunks = [whole.subarray(0, n - chunk.length)];
-        whole = undefined;
-      }
       if (n <= max) {
         chunks.push(chunk);
         return;
@@ -101,7 +90,8 @@ export const readBody = (
       incoming.pause();
       finish({ ok: false, tooLarge: true });
     };
-    const end = (): void => finish({ ok: true, text: decodeUtf8(whole ? whole.subarray(0, n) : Buffer.concat(chunks, n)) });
+    const end = (): void =>
+      finish({ ok: true, chunks, length: n, bytes: () => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, n)) });
     // A client gone before its body ended (or before this read began) leaves nothing to wait for.
     const gone = (): void => finish({ ok: false, tooLarge: true });
     for (const chunk of head?.chunks ?? []) data(chunk);

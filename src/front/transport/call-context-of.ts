@@ -26,7 +26,7 @@ export const callContextOf = (p: Post, req: RpcRequest, session: string | undefi
     abort,
     signal: abort.signal,
     trace: traceparent ? { traceparent, ...(tracestate ? { tracestate } : {}) } : undefined,
-    bodyText: p.text,
+    bodyText: p.sent,
     bodyParams: req.params,
     paramHeaders: session === undefined && req.method === 'tools/call' ? paramHeadersOf(nodeHeaders(c)) : undefined,
     tokenId: p.claims.jti,

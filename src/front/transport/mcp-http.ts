@@ -1,5 +1,6 @@
 import { LARGE_TURN_CHARS, turn } from '../../rpc/turn.js';
 import { pacedParse } from '../../rpc/paced-json.js';
+import { fillPlaceholders } from '../../rpc/placeholders.js';
 import { type Exchange, Replied } from './exchange.js';
 import { streamSse } from './sse-stream.js';
 import { pumpQueue, pumpSse } from './sse-pump.js';
@@ -46,18 +47,21 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   c.pace = paceFor(d, lane);
   const busy = hold(c, d, lane, 'requests') ?? (await takeByteTurn(c, d, lane));
   if (busy) return busy;
-  const text = await boundedBody(c, d);
-  if (text instanceof Replied) return text;
+  const json = await boundedBody(c, d);
+  if (json instanceof Replied) return json;
+  const { text, sent, opened } = json;
   // A large body is parsed in steps (its long values a window at a time, paced-json.ts): other
-  // lanes' messages are handled between them.
+  // lanes' messages are handled between them. One opened on its bytes is parsed as its skeleton
+  // (it has no long value left), its long values filled in as they are read (large-body.ts).
   const large = text.length >= LARGE_TURN_CHARS;
   let body: unknown;
   try {
-    body = large ? await pacedParse(text, turn, { minChars: LARGE_TURN_CHARS }) : JSON.parse(text);
+    body = large && !opened ? await pacedParse(text, turn, { minChars: LARGE_TURN_CHARS }) : JSON.parse(text);
   } catch {
     return rpcError(c, 400, ERR.parse, 'Parse error: body is not JSON');
   }
-  if (large) await turn();
+  if (opened) body = fillPlaceholders(body, opened.valueOf, true);
+  if (large || opened) await turn();
   // An integer id beyond 2^53 is served under a stand-in and written back exactly (big-ids.ts).
   const standIn = exactIdStandIn(body, text);
   if (standIn !== undefined) {
@@ -81,7 +85,7 @@ export const handlePost = async (c: Exchange, d: McpHttpDeps): Promise<Replied> 
   const id = (body as { id?: unknown } | null)?.id ?? null;
   if (outcome.kind === 'reject') return rpcError(c, outcome.httpStatus, outcome.code, outcome.message, id);
 
-  const p: Post = { c, d, lane, claims, body, text, id };
+  const p: Post = { c, d, lane, claims, body, sent, id };
   return outcome.kind === 'modern' ? postModern(p, outcome) : postLegacy(p, outcome.reason);
 };
 

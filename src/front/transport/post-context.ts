@@ -1,4 +1,5 @@
 import type { LaneClaims } from '../../auth/tokens.js';
+import type { WireParts } from '../../rpc/parts.js';
 import type { Exchange, Replied } from './exchange.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 
@@ -8,9 +9,9 @@ export interface Post {
   d: McpHttpDeps;
   lane: string;
   claims: LaneClaims;
-  /** The parsed body, and the text it was parsed from (sent to the host as it arrived). */
+  /** The parsed body, and its text as it arrived (sent to the host so): whole, or a large body's parts. */
   body: unknown;
-  text: string;
+  sent: string | WireParts;
   /** The request's id, or null. */
   id: unknown;
 }

@@ -6,7 +6,9 @@ import { BYTE_TURN_MIN } from './byte-turns.js';
 import { REQUEST_MS } from './connection-pool.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { LARGE_LINE } from '../../rpc/peer.js';
-import { accepts, isJsonContentType, jsonDepthOver, jsonDepthOverPaced, peekBody, readBody } from './body.js';
+import { decodeUtf8, type WireParts } from '../../rpc/parts.js';
+import { type LargeBody, openLargeBody } from './large-body.js';
+import { accepts, type BodyRead, isJsonContentType, jsonDepthOver, jsonDepthOverPaced, peekBody, readBody } from './body.js';
 import { type McpHttpDeps, rpcErrorData } from './http-deps.js';
 import type { LoadKind, LoadRefusal } from './lane-load.js';
 
@@ -212,12 +214,36 @@ export const paceFor = (d: McpHttpDeps, lane: string): Pace => ({
 const tooLarge = (c: Exchange, max: number): Replied =>
   rpcError(c, 413, ERR.invalidRequest, `Request body over ${max} bytes; raise gateway.maxBodyBytes to allow larger ones`);
 
+/** A body read and checked: the text to parse, and the text as sent (to pass on). */
+export interface JsonBody {
+  /** The body's text; for a large body opened on its bytes, its skeleton (large-body.ts). */
+  text: string;
+  /** The body as sent: the text, or a large body's parts in order (never joined). */
+  sent: string | WireParts;
+  /** Set when `text` is a skeleton: its placeholders' values. */
+  opened?: LargeBody;
+}
+
+/** A large body opened on its bytes (large-body.ts), or decoded whole when it cannot be. */
+const jsonOf = async (body: Extract<BodyRead, { ok: true }>): Promise<JsonBody> => {
+  if (body.length < LARGE_TURN_CHARS) {
+    const text = decodeUtf8(body.bytes());
+    return { text, sent: text };
+  }
+  await turn();
+  const opened = await openLargeBody(body.chunks, turn);
+  if (opened) return { text: opened.skeleton, sent: opened.parts, opened };
+  await turn();
+  const text = decodeUtf8(body.bytes());
+  return { text, sent: text };
+};
+
 /**
- * The body as text, bounded while it streams (Content-Length or not), or the error response:
+ * The body, bounded while it streams (Content-Length or not), or the error response:
  * 415 for a body that is not JSON by its Content-Type, 406 for an Accept without JSON, 413 past
  * gateway.maxBodyBytes, 400 past gateway.limits.jsonDepth.
  */
-export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string | Replied> => {
+export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<JsonBody | Replied> => {
   if (!isJsonContentType(c.req.header('content-type')))
     return rpcError(c, 415, ERR.invalidRequest, 'Unsupported Media Type: Content-Type must be application/json');
   if (!accepts(c.req.header('accept'), 'application/json'))
@@ -230,9 +256,10 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
   if (Number(c.req.header('content-length')) > max) return tooLarge(c, max);
   const r = await readBody(c.incoming, max, c.bodyHead);
   if (!r.ok) return tooLarge(c, max);
-  const text = r.text;
-  if (text.length > LARGE_LINE) largeText().note(text.length);
-  // The read that ended the body was one step; the depth check of a large one takes the next ones.
+  if (r.length > LARGE_LINE) largeText().note(r.length);
+  // The read that ended the body was one step; opening and checking a large one take the next ones.
+  const json = await jsonOf(r);
+  const text = json.text;
   const large = text.length >= LARGE_TURN_CHARS;
   if (large) await turn();
   if (large ? await jsonDepthOverPaced(text, g.limits.jsonDepth, turn) : jsonDepthOver(text, g.limits.jsonDepth))
@@ -242,5 +269,5 @@ export const boundedBody = async (c: Exchange, d: McpHttpDeps): Promise<string |
       ERR.invalidRequest,
       `Invalid Request: JSON nested deeper than ${g.limits.jsonDepth} (gateway.limits.jsonDepth)`,
     );
-  return text;
+  return json;
 };
