@@ -104,6 +104,10 @@ const linkToFront = (link: { input: Readable; output: Writable }, host: Host, cf
     },
     {
       sliced: true,
+      // A long request's middle slices wait as bytes until the line ends, then it is decoded once
+      // (joinParts): decoded slices held in the young generation were copied by every collection
+      // meanwhile (issue 19).
+      bytesParts: true,
       maxLine: LINK_MAX_LINE,
       onLarge: (chars) => largeText().note(chars),
       // A lane's lines keep their order among that lane's only: another lane's small call passes a long one.

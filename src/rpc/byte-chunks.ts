@@ -68,6 +68,13 @@ export class ByteChunks {
     return k;
   }
 
+  /** Where the chunk holding offset `i` ends (a window that stops there is a view, never a copy). */
+  chunkEnd(i: number): number {
+    if (i < 0 || i >= this.length) return this.length;
+    const k = this.chunkOf(i);
+    return (this.starts[k] as number) + (this.chunks[k] as Buffer).length;
+  }
+
   /** The byte at `i`, or undefined outside the bytes. */
   at(i: number): number | undefined {
     if (i < 0 || i >= this.length) return undefined;

@@ -13,7 +13,7 @@ import {
 import type { FailureKind } from '../errors.js';
 import { RawResult } from './raw.js';
 import type { JsonText } from './json-text.js';
-import type { Parts } from './parts.js';
+import type { WireParts } from './parts.js';
 import { shownName } from '../log/escape.js';
 
 const TIMED_OUT_HERE = 'lanegate/timed-out-here';
@@ -228,7 +228,7 @@ export class RpcEndpoint {
    * A result whose text a transport read without parsing the message: taken if a raw request
    * waits for that id (true), else left to the transport to parse and `receive` (false).
    */
-  receiveRaw(id: number, text: string | Parts): boolean {
+  receiveRaw(id: number, text: string | WireParts): boolean {
     const p = this.pending.get(id);
     if (!p?.raw) return false;
     this.pending.delete(id);

@@ -1,7 +1,8 @@
 import { FRAME_KEY_MAX, SLICE_MARK } from './line-writer.js';
-import { decodeUtf8, type Parts } from './parts.js';
+import { decodeUtf8, type WirePart, type WireParts } from './parts.js';
 import { byteLengthOf, lastChars, trimParts } from './parts-text.js';
-import { joinBytes, joinText } from './scratch.js';
+import { joinBytes, joinParts } from './scratch.js';
+import { alignUtf8 } from './byte-chunks.js';
 
 /** What is known of a line that was too long to keep: its first and last characters, and its size. */
 export interface Oversize {
@@ -22,7 +23,15 @@ export interface LineReaderOptions {
    * Given, a line that came in more than one slice is handed on as the slices' texts, in order,
    * never joined (parts-text.ts reads them): the reader decides whether it must be joined.
    */
-  onParts?: (parts: Parts, key?: string) => void;
+  onParts?: (parts: WireParts, key?: string) => void;
+  /**
+   * With onParts: the slices between a long line's first and its last two are handed on as their
+   * bytes (views of the chunks read, each holding whole characters), never decoded: the front
+   * sends a large answer to its lane as the bytes the host wrote (issue 19: the answers' decoded
+   * slices, kept while a slow client read, were most of what the front's collector copied). Its
+   * ends stay text, for what reads a result's head or tail (raw.ts, via.ts).
+   */
+  bytesParts?: boolean;
   /** A slice frame no LineWriter writes (a `:` mark without its key's end): the line is lost. */
   onBrokenFrame?: (detail: string) => void;
   /** A line passed the bound (`final` false, at once, with its head) and ended (`final` true, with its tail). */
@@ -62,8 +71,8 @@ export class LineReader {
   private bufBytes = 0;
   /** Set while a too-long line streams past. */
   private skip: { head: string; tail: string; bytes: number } | undefined;
-  /** Slice frames being joined, by stream. */
-  private readonly slices = new Map<string, { parts: string[]; chars: number }>();
+  /** Slice frames being joined, by stream: their parts, their size, and (bytesParts) the last slice's bytes, held back. */
+  private readonly slices = new Map<string, { parts: WirePart[]; chars: number; held?: Buffer[]; heldBytes?: number }>();
 
   constructor(private readonly o: LineReaderOptions) {}
 
@@ -98,8 +107,15 @@ export class LineReader {
       return;
     }
     let line: string;
-    if (this.byteParts.length === 0) line = lineOf(buf, start, nl);
-    else {
+    if (this.byteParts.length === 0) line = this.byteFrame(buf, start, nl) ? '' : lineOf(buf, start, nl);
+    else if (this.o.bytesParts && this.o.sliced && this.byteParts[0]?.[0] === 0x1e) {
+      // A slice frame's bytes, kept as they were read (never laid out in the scratch: it is reused).
+      this.byteParts.push(buf.subarray(start, nl));
+      this.sliceBytes(this.byteParts);
+      this.byteParts = [];
+      this.bufBytes = 0;
+      line = '';
+    } else {
       this.byteParts.push(buf.subarray(start, nl));
       // Laid out in the process's scratch (its pages resident) and decoded at once: no fresh buffer per line.
       line = decodeUtf8(joinBytes(this.byteParts, this.bufBytes + nl - start));
@@ -108,13 +124,20 @@ export class LineReader {
     }
     start = nl + 1;
     for (;;) {
-      this.complete(line);
+      if (line.length > 0) this.complete(line);
       nl = buf.indexOf(10, start);
       if (nl < 0) break;
-      line = lineOf(buf, start, nl);
+      line = this.byteFrame(buf, start, nl) ? '' : lineOf(buf, start, nl);
       start = nl + 1;
     }
     this.extendBytes(buf.subarray(start));
+  }
+
+  /** A slice frame read whole from one chunk, taken as bytes (bytesParts); false for any other line. */
+  private byteFrame(buf: Buffer, start: number, end: number): boolean {
+    if (!this.o.bytesParts || !this.o.sliced || buf[start] !== 0x1e) return false;
+    this.sliceBytes([buf.subarray(start, end)]);
+    return true;
   }
 
   private extendBytes(piece: Buffer): void {
@@ -154,57 +177,100 @@ export class LineReader {
   }
 
   /** A whole line of several slices, as complete() takes one string: bounded in bytes, trimmed, handed on unjoined. */
-  private completeParts(parts: Parts, chars: number, key?: string): void {
+  private completeParts(parts: WireParts, chars: number, key?: string): void {
     const bytes = chars * 3 > this.o.maxBytes ? byteLengthOf(parts) : 0;
     if (bytes > this.o.maxBytes) {
-      this.o.onOversize({ head: (parts[0] as string).slice(0, KEEP), tail: lastChars(parts, KEEP), bytes }, true);
+      const head = parts[0];
+      this.o.onOversize({ head: typeof head === 'string' ? head.slice(0, KEEP) : '', tail: lastChars(parts, KEEP), bytes }, true);
       return;
     }
     const line = trimParts(parts);
     if (line.length > 0) this.o.onParts?.(line, key);
   }
 
-  /** One slice frame: `\x1e<stream><+|.|:key ><text>`; the last one (`.`, or `:` with its order's key) hands the joined line on. */
+  /** One slice frame as text: `\x1e<stream><+|.|:key ><text>`. */
   private slice(raw: string): void {
+    const h = this.frameHead(raw);
+    if (h) this.frame(h, raw.slice(h.at));
+  }
+
+  /** One slice frame as the bytes read (bytesParts): its head read from its first bytes, its text left as bytes. */
+  private sliceBytes(views: readonly Buffer[]): void {
+    // The head is ASCII (a lane name at most FRAME_KEY_MAX long): one latin1 character a byte.
+    const first = views[0] as Buffer;
+    const want = FRAME_KEY_MAX + 32;
+    const headBytes = first.length >= want || views.length === 1 ? first : Buffer.concat(views.slice(0, 8) as Buffer[]);
+    const h = this.frameHead(headBytes.toString('latin1', 0, Math.min(headBytes.length, want)));
+    if (!h) return;
+    const out: Buffer[] = [];
+    let skip = h.at;
+    for (const v of views) {
+      if (skip >= v.length) skip -= v.length;
+      else {
+        out.push(skip > 0 ? v.subarray(skip) : v);
+        skip = 0;
+      }
+    }
+    this.frame(h, out);
+  }
+
+  /** A slice frame's head: its stream, mark, key and where its text starts; undefined for a frame no writer writes. */
+  private frameHead(raw: string): { stream: string; mark: string; key?: string; at: number } | undefined {
     let i = 1;
     while (i < raw.length && raw.charCodeAt(i) >= 48 && raw.charCodeAt(i) <= 57) i += 1;
     const stream = raw.slice(1, i);
     const mark = raw[i];
-    if (stream.length === 0 || (mark !== '+' && mark !== '.' && mark !== ':')) return;
+    if (stream.length === 0 || (mark !== '+' && mark !== '.' && mark !== ':')) return undefined;
     const space = mark === ':' ? raw.indexOf(' ', i) : -1;
     if (mark === ':' && (space < 0 || space - i - 1 > FRAME_KEY_MAX)) {
       // Only a broken writer: the line is lost, and said so (its earlier slices are let go).
       this.slices.delete(stream);
       this.o.onBrokenFrame?.(`slice frame of stream ${stream} without the end of its key`);
-      return;
+      return undefined;
     }
     const key = mark === ':' && space > i + 1 ? raw.slice(i + 1, space) : undefined;
-    const text = raw.slice(mark === ':' ? space + 1 : i + 1);
-    let s = this.slices.get(stream);
+    return { stream, mark, ...(key === undefined ? {} : { key }), at: mark === ':' ? space + 1 : i + 1 };
+  }
+
+  /**
+   * A slice's text joins its stream; the last one (`.`, or `:` with its order's key) hands the line
+   * on. Given as bytes (bytesParts), a slice's text stays bytes unless it is the first or one of the
+   * last two: each slice is held back until the next arrives, and only then let go as bytes.
+   */
+  private frame(h: { stream: string; mark: string; key?: string }, text: string | Buffer[]): void {
+    let s = this.slices.get(h.stream);
     if (!s) {
       s = { parts: [], chars: 0 };
-      this.slices.set(stream, s);
+      this.slices.set(h.stream, s);
     }
-    s.parts.push(text);
-    s.chars += text.length;
+    const size = typeof text === 'string' ? text.length : text.reduce((n, v) => n + v.length, 0);
+    // The slice held back goes on as bytes, or as text when it is the one before the last (a
+    // result's tail may reach into it: via.ts reads 122 characters, and the last may be one).
+    if (s.held) s.parts.push(...(h.mark === '+' ? alignUtf8(s.held) : [decodeUtf8(joinBytes(s.held, s.heldBytes ?? 0))]));
+    s.held = undefined;
+    if (typeof text === 'string') s.parts.push(text);
+    else if (s.parts.length === 0 || h.mark !== '+') s.parts.push(decodeUtf8(joinBytes(text, size)));
+    else {
+      s.held = text;
+      s.heldBytes = size;
+    }
+    s.chars += size;
     if (s.chars > this.o.maxBytes) {
       // Never the case for a writer of lanegate's (it refuses such an answer before the link).
-      this.slices.delete(stream);
+      this.slices.delete(h.stream);
+      const head = s.parts[0];
       this.o.onOversize(
-        {
-          head: s.parts[0]?.slice(0, KEEP) ?? '',
-          tail: text.slice(-KEEP),
-          bytes: s.chars,
-        },
+        { head: typeof head === 'string' ? head.slice(0, KEEP) : '', tail: lastChars(s.parts, KEEP), bytes: s.chars },
         true,
       );
       return;
     }
-    if (mark !== '+') {
-      this.slices.delete(stream);
-      if (this.o.onParts && s.parts.length > 1 && !(s.parts[0] as string).startsWith(SLICE_MARK)) this.completeParts(s.parts, s.chars, key);
-      else this.complete(joinText(s.parts), key);
-    }
+    if (h.mark === '+') return;
+    this.slices.delete(h.stream);
+    const first = s.parts[0];
+    if (this.o.onParts && s.parts.length > 1 && !(typeof first === 'string' && first.startsWith(SLICE_MARK)))
+      this.completeParts(s.parts, s.chars, h.key);
+    else this.complete(joinParts(s.parts), h.key);
   }
 }
 

@@ -7,8 +7,8 @@ import { LineWriter, type OrderKey } from './line-writer.js';
 import { LARGE_TURN_CHARS, onTurnFirst, turnFirst } from './turn.js';
 import { type SendOptions, transmitter } from './transmit.js';
 import { pacedParse } from './paced-json.js';
-import { charsOf, type Parts } from './parts.js';
-import { joinText } from './scratch.js';
+import { charsOf, type WireParts } from './parts.js';
+import { joinParts } from './scratch.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -27,6 +27,8 @@ export interface LineOptions extends SendOptions {
   maxLine?: number;
   /** A link of lanegate's own: large responses go out in slices between other lines, and slices are read. */
   sliced?: boolean;
+  /** On a sliced link: a long line's middle slices are read as bytes (LineReaderOptions.bytesParts; the front's side). */
+  bytesParts?: boolean;
   /** A line of more than LARGE_LINE characters was read (the front counts them for its GC hint). */
   onLarge?: (chars: number) => void;
   /** The error a pending request gets when its answer was too long to read (default: a generic one). */
@@ -36,7 +38,7 @@ export interface LineOptions extends SendOptions {
 /** A line read behind a long one, waiting in order: as read, or parsed already (one that read its key to know it must wait). */
 interface Waiting {
   /** A long line may be held as its parts (a link's slices, never joined unless it must be parsed). */
-  line?: string | Parts;
+  line?: string | WireParts;
   msg?: RpcMessage;
   /** Its order (undefined: every line's). */
   key: OrderKey;
@@ -49,11 +51,11 @@ interface Waiting {
 /** A result line read without a parse: its id and its result's text (a long line's as parts). */
 interface RawRead {
   id: number;
-  text: string | Parts;
+  text: string | WireParts;
 }
 
 /** The line as a raw result (raw.ts), or undefined when it is not one. */
-const rawOf = (line: string | Parts): RawRead | undefined => {
+const rawOf = (line: string | WireParts): RawRead | undefined => {
   if (typeof line !== 'string') {
     const r = rawResultParts(line);
     return r && { id: r.id, text: r.parts };
@@ -80,6 +82,7 @@ export class LinePeer extends RpcEndpoint {
     const reader = new LineReader({
       maxBytes: opts.maxLine ?? MAX_LINE,
       sliced: opts.sliced === true,
+      bytesParts: opts.sliced === true && opts.bytesParts === true,
       onLine: (line, key) => {
         if (line.length > LARGE_LINE) opts.onLarge?.(line.length);
         this.lineIn(line, key);
@@ -87,7 +90,7 @@ export class LinePeer extends RpcEndpoint {
       // A link's long line stays as its slices: a result for a raw request reaches its requester unjoined.
       ...(opts.sliced === true
         ? {
-            onParts: (parts: Parts, key?: string) => {
+            onParts: (parts: WireParts, key?: string) => {
               const chars = charsOf(parts);
               if (chars > LARGE_LINE) opts.onLarge?.(chars);
               this.partsIn(parts, key);
@@ -182,13 +185,13 @@ export class LinePeer extends RpcEndpoint {
   }
 
   /** A line as it waits: a raw result is read as one here, once. */
-  private waiting(line: string | Parts, key: OrderKey): Waiting {
+  private waiting(line: string | WireParts, key: OrderKey): Waiting {
     const raw = rawOf(line);
     return raw ? { line, key, response: true, raw } : { line, key, response: false };
   }
 
   /** A long line held as its parts: always a turn of its own, as a long line is (lineIn). */
-  private partsIn(parts: Parts, key: OrderKey): void {
+  private partsIn(parts: WireParts, key: OrderKey): void {
     const w = this.waiting(parts, key);
     if (this.backlog) {
       this.backlog.push(w);
@@ -214,7 +217,7 @@ export class LinePeer extends RpcEndpoint {
           b.shift();
           this.drainBacklog();
         };
-        this.onLongLine(next.line as string | Parts, next.raw).then(after, after);
+        this.onLongLine(next.line as string | WireParts, next.raw).then(after, after);
         return;
       }
       b.shift();
@@ -247,12 +250,12 @@ export class LinePeer extends RpcEndpoint {
   }
 
   /** onLine for a long line: its parse a window a step, each step first in turn.ts's queue. */
-  private async onLongLine(line: string | Parts, raw: RawRead | undefined): Promise<void> {
+  private async onLongLine(line: string | WireParts, raw: RawRead | undefined): Promise<void> {
     if (raw && this.receiveRaw(raw.id, raw.text)) return;
     let msg: RpcMessage;
     try {
       // Anything but a raw result is parsed, so joined (a request the host reads, a result nobody waits for raw).
-      msg = (await pacedParse(typeof line === 'string' ? line : joinText(line), turnFirst)) as RpcMessage;
+      msg = (await pacedParse(typeof line === 'string' ? line : joinParts(line), turnFirst)) as RpcMessage;
     } catch {
       this.handlers.onProtocolError?.('unparseable line');
       return;

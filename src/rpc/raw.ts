@@ -1,5 +1,6 @@
-import type { Parts } from './parts.js';
+import type { WirePart, WireParts } from './parts.js';
 import { byteLengthOf, dropFirst, dropLast, lastChars, partsInclude } from './parts-text.js';
+import { joinParts } from './scratch.js';
 
 /**
  * A result that crossed a link as JSON text and was not parsed on the way: the front hands it to
@@ -11,11 +12,12 @@ export class RawResult {
   private joined: string | undefined;
   /**
    * The result object's JSON text, exactly as the peer wrote it, as parts in order: a large one
-   * as the link's slices delivered it, never joined on the way to the lane (parts-text.ts).
+   * as the link's slices delivered it (the middle ones as their bytes), never joined on the way
+   * to the lane (parts-text.ts).
    */
-  readonly parts: Parts;
+  readonly parts: WireParts;
 
-  constructor(text: string | Parts, value?: Record<string, unknown>) {
+  constructor(text: string | WireParts, value?: Record<string, unknown>) {
     this.parts = typeof text === 'string' ? [text] : text;
     this.value = value;
   }
@@ -26,7 +28,10 @@ export class RawResult {
 
   /** The text as one string (joined once): for what must read it whole, never a large answer's path to the lane. */
   get text(): string {
-    if (this.joined === undefined) this.joined = this.parts.length === 1 ? (this.parts[0] as string) : this.parts.join('');
+    if (this.joined === undefined) {
+      const one = this.parts.length === 1 ? this.parts[0] : undefined;
+      this.joined = typeof one === 'string' ? one : joinParts(this.parts);
+    }
     return this.joined;
   }
 
@@ -102,10 +107,10 @@ const HEAD_MAX = PREFIX.length + 15 + RESULT.length;
  * and the result's text as parts, never joined. A line whose head could span parts is joined and
  * read as one string (only a short line: a link's slice is 120 KiB).
  */
-export const rawResultParts = (parts: Parts): { id: number; parts: Parts } | undefined => {
-  const first = parts[0] ?? '';
-  if (parts.length === 1 || first.length <= HEAD_MAX) {
-    const r = rawResultLine(parts.join(''));
+export const rawResultParts = (parts: WireParts): { id: number; parts: WireParts } | undefined => {
+  const first: WirePart = parts[0] ?? '';
+  if (parts.length === 1 || typeof first !== 'string' || first.length <= HEAD_MAX) {
+    const r = rawResultLine(joinParts(parts));
     return r && { id: r.id, parts: [r.text] };
   }
   if (lastChars(parts, 2) !== '}}') return undefined;

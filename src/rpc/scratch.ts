@@ -1,3 +1,4 @@
+import { decodeUtf8, type WireParts } from './parts.js';
 /**
  * One buffer per process in which a line's byte pieces are laid end to end just before the line
  * is decoded (line-reader.ts). Buffer.concat made a fresh buffer for every long line: ~8 ms of
@@ -68,6 +69,22 @@ export const joinText = (parts: readonly string[]): string => {
   let at = 0;
   for (const p of parts) at += s.write(p, at, 'latin1');
   return s.toString('latin1', 0, at);
+};
+
+/**
+ * The parts as one string, as joinText joins them. Bytes parts (a link's long line read as bytes,
+ * line-reader.ts) are laid out in the scratch with the text parts and decoded once, as one whole
+ * line is: never decoded part by part into strings the collector must copy first.
+ */
+export const joinParts = (parts: WireParts): string => {
+  if (parts.every((p) => typeof p === 'string')) return joinText(parts as readonly string[]);
+  let n = 0;
+  for (const p of parts) n += Buffer.byteLength(p);
+  if (n > MAX_SCRATCH) return parts.map((p) => (typeof p === 'string' ? p : decodeUtf8(p))).join('');
+  const s = room(n);
+  let at = 0;
+  for (const p of parts) at += typeof p === 'string' ? s.write(p, at, 'utf8') : p.copy(s, at);
+  return decodeUtf8(s.subarray(0, at));
 };
 
 /** The scratch, at least `n` bytes long, marked used now (its idle release waits IDLE_MS from here). */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { describe, it } from 'node:test';
 import { openLargeBody } from '../../src/front/transport/large-body.js';
-import { longByteValues, safeByteCut } from '../../src/rpc/json-bytes.js';
+import { hasControlByte, longByteValues, safeByteCut } from '../../src/rpc/json-bytes.js';
 import { alignUtf8, ByteChunks } from '../../src/rpc/byte-chunks.js';
 import { fillPlaceholders } from '../../src/rpc/placeholders.js';
 import { joinWire } from '../../src/rpc/parts.js';
@@ -106,6 +106,29 @@ describe('a large body opened on its bytes (issue 19)', () => {
       assert.equal(b.indexOf(0x63), whole.indexOf(0x63));
       assert.equal(b.indexOf(0x63, whole.indexOf(0x63) + 1), -1);
       assert.equal(Buffer.concat(b.slices(2, 9)).toString('hex'), whole.subarray(2, 9).toString('hex'));
+    }
+  });
+
+  it('finds a control byte as a byte loop does, at every offset and alignment', () => {
+    const r = seeded(5);
+    const base = Buffer.alloc(64, 'z');
+    for (let i = 0; i < 3000; i += 1) {
+      const b = Buffer.from(base);
+      for (let k = Math.floor(r() * 3); k > 0; k -= 1) b[Math.floor(r() * b.length)] = Math.floor(r() * 256);
+      const a = Math.floor(r() * 8);
+      const view = b.subarray(a, a + Math.floor(r() * (b.length - a)));
+      assert.equal(
+        hasControlByte(view),
+        view.some((x) => x < 0x20),
+        `bytes ${view.toString('hex')}`,
+      );
+    }
+    for (const x of [0x00, 0x1f, 0x20, 0x7f, 0x80, 0x9f, 0xa0, 0xff]) {
+      for (let at = 0; at < 9; at += 1) {
+        const b = Buffer.alloc(9, 'a');
+        b[at] = x;
+        assert.equal(hasControlByte(b), x < 0x20, `byte ${x} at ${at}`);
+      }
     }
   });
 

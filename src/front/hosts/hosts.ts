@@ -164,7 +164,7 @@ export class HostManager {
         onProtocolError: (d) => this.log.warn({ event: 'host_protocol_error', host: key, detail: d }, 'bad line from host'),
         endReason: `host "${key}" ended (crashed or exited) during the call`,
       },
-      { sliced: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeText().note(chars), orderOf: linkOrderOf },
+      { sliced: true, bytesParts: true, maxLine: LINK_MAX_LINE, onLarge: (chars) => largeText().note(chars), orderOf: linkOrderOf },
     );
   }
 

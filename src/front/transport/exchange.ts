@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hold } from './send-budget.js';
 import type { BodyHead } from './body.js';
 import { PACE_SLICE, writePaced } from './paced-write.js';
-import { charsOf, type Parts } from '../../rpc/parts.js';
+import { charsOf, joinWire, type WireParts } from '../../rpc/parts.js';
 import { restoreExactIds, STAND_IN_MARK } from './big-ids.js';
 import { partsInclude } from '../../rpc/parts-text.js';
 import { ERR } from '../../rpc/jsonrpc.js';
@@ -64,15 +64,18 @@ export class Exchange {
   ) {}
 
   /** Writes the whole answer (paced if large); `data` null for an empty body. */
-  body(given: string | Parts | null, status = 200, headers: Record<string, string> = {}): Replied {
+  body(given: string | WireParts | null, status = 200, headers: Record<string, string> = {}): Replied {
     const out = this.outgoing;
     // Parts (a head, an upstream's long result, a tail) are joined only when written at once.
     let parts = given === null ? null : typeof given === 'string' ? [given] : given;
     // A stand-in may sit across two parts of a long result: joined then, and only then (rare: a lane's id past 2^53).
     if (this.exactIds && parts)
-      parts = parts.length > 1 && partsInclude(parts, STAND_IN_MARK) ? [restoreExactIds(parts.join(''))] : parts.map(restoreExactIds);
+      parts =
+        parts.length > 1 && (partsInclude(parts, STAND_IN_MARK) || parts.some((p) => typeof p !== 'string'))
+          ? [restoreExactIds(joinWire(parts))]
+          : parts.map((p) => restoreExactIds(p as string));
     if (parts && this.pace && !out.headersSent && charsOf(parts) > PACE_SLICE) return this.paced(this.pace, parts, status, headers);
-    const data = parts === null ? null : parts.length === 1 ? (parts[0] as string) : parts.join('');
+    const data = parts === null ? null : joinWire(parts);
     if (!out.headersSent && !out.destroyed) {
       if (data !== null) headers = { ...headers, 'content-length': String(Buffer.byteLength(data)) };
       out.writeHead(status, closeIfUnread(this.incoming, headers));
@@ -86,14 +89,14 @@ export class Exchange {
    * the setting when over it), then written a slice at a time; the hold ends when the socket has
    * taken the last byte or the connection closed.
    */
-  private paced(p: Pace, data: Parts, status: number, headers: Record<string, string>): Replied {
+  private paced(p: Pace, data: WireParts, status: number, headers: Record<string, string>): Replied {
     const out = this.outgoing;
     const chars = charsOf(data);
     const held = p.hold(chars, 0);
     if (!held.ok) {
       const lane = held.setting.endsWith('PerLane');
       const message = `The answer (${chars} bytes) was not sent: ${lane ? "this lane's clients have" : 'clients have'} ${held.held} bytes of answers they have not read yet, and ${held.setting} is ${held.limit}. Read (or close) earlier answers first, or raise ${held.setting}`;
-      const err = `{"jsonrpc":"2.0","id":${answerId(data[0] ?? '')},"error":${JSON.stringify({ code: ERR.tooLarge, message, data: { limit: held.setting, value: held.limit } })}}`;
+      const err = `{"jsonrpc":"2.0","id":${answerId(typeof data[0] === 'string' ? data[0] : '')},"error":${JSON.stringify({ code: ERR.tooLarge, message, data: { limit: held.setting, value: held.limit } })}}`;
       return this.body(err, lane ? 429 : 503, { 'content-type': 'application/json', 'retry-after': '1' });
     }
     whenClosed(out, held.release);

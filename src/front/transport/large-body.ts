@@ -6,8 +6,8 @@
  *
  * - the bytes stay the chunks the HTTP parser delivered (byte-chunks.ts), and the long string
  *   values are found on them (json-bytes.ts);
- * - each long value is checked a window at a time as JSON.parse would check it (escapes, raw
- *   control characters: the window's text is looked at and dropped young);
+ * - each long value is checked a window at a time as JSON.parse would check it (raw control
+ *   characters on the bytes; a window with an escape decoded and parsed);
  * - the rest, the skeleton with a placeholder per long value, is what the front parses and checks;
  * - the body goes on to the host as the text between long values and each long value's bytes,
  *   views of the chunks, in order (never joined or copied), and a long value becomes a string in
@@ -17,12 +17,14 @@
  * the caller decodes the body whole and parses it as before, which then judges it as before.
  */
 import { isUtf8 } from 'node:buffer';
-import { decodeUtf8, hasControl, type WirePart } from '../../rpc/parts.js';
-import { longByteValues, safeByteCut } from '../../rpc/json-bytes.js';
+import { decodeUtf8, type WirePart } from '../../rpc/parts.js';
+import { hasControlByte, longByteValues, safeByteCut } from '../../rpc/json-bytes.js';
 import { alignUtf8, ByteChunks } from '../../rpc/byte-chunks.js';
 import { placeholder } from '../../rpc/placeholders.js';
 import { SLICE_CHARS } from '../../rpc/line-writer.js';
 import { LONG_VALUE_CHARS } from '../../rpc/paced-json.js';
+
+const BACKSLASH = 0x5c;
 
 export interface LargeBody {
   /** The body as sent, in order: the text between long values, and each long value's bytes (validated). */
@@ -61,8 +63,9 @@ const textParts = (bytes: ByteChunks, a: number, b: number, window: number): str
 };
 
 /**
- * One long value's windows, each checked as JSON.parse checks a string's text (its decoded text
- * is only looked at, and dropped young); whether any holds an escape.
+ * One long value's windows, each checked as JSON.parse checks a string's text: its bytes searched
+ * for a raw control character (nothing decoded or copied), a window with an escape decoded and
+ * parsed. Whether any holds an escape.
  */
 const valueParts = async (
   bytes: ByteChunks,
@@ -75,14 +78,20 @@ const valueParts = async (
   let escaped = false;
   let since = 0;
   for (let a = from; a < to; ) {
-    const b = to - a <= z.window ? to : safeByteCut(bytes, a, a + z.window);
+    // A window ends where its chunk does (a view of it, not a copy), or at the value's end; only an
+    // escape cut by the chunk's end takes a few bytes of the next with it (copied). Chunks end
+    // between characters (alignUtf8).
+    const end = Math.min(to, a + z.window, bytes.chunkEnd(a));
+    let b = end === to ? to : safeByteCut(bytes, a, end);
+    if (b <= a) b = safeByteCut(bytes, a, Math.min(to, a + 12));
     if (b <= a) throw new Error('no safe cut');
-    const w = decodeUtf8(bytes.bytes(a, b));
-    if (w.indexOf('\\') < 0) {
-      if (hasControl(w)) throw new Error('raw control character');
+    const view = bytes.bytes(a, b);
+    if (view.indexOf(BACKSLASH) < 0) {
+      if (hasControlByte(view)) throw new Error('raw control character');
     } else {
+      // Escapes: decoded and parsed as JSON.parse would (raw control characters too).
       escaped = true;
-      JSON.parse(`"${w}"`);
+      JSON.parse(`"${decodeUtf8(view)}"`);
     }
     parts.push(...bytes.slices(a, b));
     since += b - a;

@@ -1,7 +1,7 @@
 import { isListMethod } from '../../link/lists.js';
 import { MODERN_META } from '../../upstream/conn.js';
 import type { RawResult } from '../../rpc/raw.js';
-import type { Parts } from '../../rpc/parts.js';
+import type { WireParts } from '../../rpc/parts.js';
 import { dropFirst, dropLast, trimParts } from '../../rpc/parts-text.js';
 
 /** Results of the stateless era carry resultType, and cacheable ones ttlMs + cacheScope. */
@@ -30,11 +30,13 @@ const ADDED_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
  * object: then the caller parses and uses modernResult. A large result then costs the front
  * neither a parse and a serialisation nor a copy (the text is returned as parts).
  */
-export const modernResultText = (method: string, raw: RawResult, serverInfo: Record<string, unknown>): Parts | undefined => {
+export const modernResultText = (method: string, raw: RawResult, serverInfo: Record<string, unknown>): WireParts | undefined => {
   if (ADDED_KEYS.some((k) => raw.mayHave(k))) return undefined;
   const t = raw.parts;
   const first = t[0] ?? '';
   const last = t[t.length - 1] ?? '';
+  // A link's long line ends in text (line-reader.ts); bytes at an end: parsed instead (never so).
+  if (typeof first !== 'string' || typeof last !== 'string') return undefined;
   if (first.charCodeAt(0) !== 123 || last.charCodeAt(last.length - 1) !== 125) return undefined;
   // The text between the braces, trimmed, as parts: a large result's are never joined.
   const inner = trimParts(dropLast(dropFirst(t, 1), 1));

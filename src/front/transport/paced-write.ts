@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { type Parts, PieceCursor, writeCorked } from '../../rpc/parts.js';
+import { PieceCursor, type WireParts, writeCorked } from '../../rpc/parts.js';
 
 /** An answer up to this many characters is written at once; a longer one a slice at a time. */
 export const PACE_SLICE = 64 * 1024;
@@ -38,7 +38,7 @@ export const drainedOrStalled = (out: ServerResponse, stallMs?: number): Promise
  * reading for `stallMs` loses its connection instead of holding the answer for ever. Resolves
  * true when all of it was taken.
  */
-export const writePaced = async (out: ServerResponse, text: string | Parts, stallMs: number): Promise<boolean> => {
+export const writePaced = async (out: ServerResponse, text: string | WireParts, stallMs: number): Promise<boolean> => {
   const cursor = new PieceCursor(typeof text === 'string' ? [text] : text);
   while (cursor.left > 0) {
     if (out.destroyed || out.writableEnded) return false;
