@@ -197,9 +197,11 @@ export class LineReader {
   /** One slice frame as the bytes read (bytesParts): its head read from its first bytes, its text left as bytes. */
   private sliceBytes(views: readonly Buffer[]): void {
     // The head is ASCII (a lane name at most FRAME_KEY_MAX long): one latin1 character a byte.
-    const first = views[0] as Buffer;
     const want = FRAME_KEY_MAX + 32;
-    const headBytes = first.length >= want || views.length === 1 ? first : Buffer.concat(views.slice(0, 8) as Buffer[]);
+    // Enough of the first views to hold it (a read may have cut it anywhere, even a byte a read).
+    let k = 0;
+    for (let n = 0; k < views.length && n < want; k += 1) n += (views[k] as Buffer).length;
+    const headBytes = k <= 1 ? (views[0] as Buffer) : Buffer.concat(views.slice(0, k) as Buffer[]);
     const h = this.frameHead(headBytes.toString('latin1', 0, Math.min(headBytes.length, want)));
     if (!h) return;
     const out: Buffer[] = [];

@@ -75,4 +75,28 @@ describe("a link's long lines read as bytes in the middle (the front's side, iss
       assert.ok(middles > 20, `${middles} middle parts as bytes`);
     }
   });
+
+  it('reads a frame whose head arrives a few bytes at a time', async () => {
+    const lines = [0, 1].map((i) => JSON.stringify({ jsonrpc: '2.0', id: i, result: { t: 'é'.repeat(SLICE_CHARS * 3) } }));
+    const bytes = await written(lines);
+    const got: string[] = [];
+    const reader = new LineReader({
+      maxBytes: 64 * 1024 * 1024,
+      sliced: true,
+      bytesParts: true,
+      onLine: (text) => got.push(text),
+      onParts: (parts) => got.push(joinWire(parts)),
+      onOversize: () => assert.fail('nothing here is over the bound'),
+    });
+    // Every frame's head (its first 232 bytes) arrives a byte a read; the rest in large reads.
+    for (let at = 0; at < bytes.length; ) {
+      const head = bytes.lastIndexOf(0x1e, at);
+      const next = bytes.indexOf(0x1e, at);
+      const inHead = head >= 0 && at - head < 232;
+      const n = inHead ? 1 : next > at ? next - at : 65_536;
+      reader.push(bytes.subarray(at, at + n));
+      at += n;
+    }
+    assert.deepEqual(got, lines);
+  });
 });
