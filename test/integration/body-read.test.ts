@@ -6,7 +6,7 @@ import { type BodyRead, readBody } from '../../src/front/transport/body.js';
 
 /**
  * Request bodies read on a real loopback socket, in as many chunks as the client's odd-sized
- * writes make: a body of declared length is copied into one buffer as it arrives (body.ts), and
+ * writes make: a body is kept as its reads (small ones gathered into blocks: body-chunks.ts), and
  * what it reads must be the text sent, byte for byte, with multi-byte characters cut between chunks.
  */
 describe('request bodies, read as they arrive', () => {
@@ -14,8 +14,14 @@ describe('request bodies, read as they arrive', () => {
   let port = 0;
   let max = 4 * 1024 * 1024;
   let got: Promise<BodyRead> | undefined;
+  /** Reads the server made of the last body (data events). */
+  let reads = 0;
   before(async () => {
     server = createServer((req: IncomingMessage, res) => {
+      reads = 0;
+      req.on('data', () => {
+        reads += 1;
+      });
       got = readBody(req, max);
       void got.then((b) => res.writeHead(b.ok ? 200 : 413).end());
     });
@@ -61,6 +67,17 @@ describe('request bodies, read as they arrive', () => {
       assert.equal(b.ok && b.length, Buffer.byteLength(text));
       assert.ok(b.ok && b.bytes().toString('utf8') === text, 'the text read is the text sent');
     });
+
+  it('a body trickled in tiny reads is kept in a few blocks, not a Buffer per read, and reads exactly', async () => {
+    max = 4 * 1024 * 1024;
+    const small = bytes.subarray(0, 150_000);
+    assert.equal(await post(small, 23, true), 200);
+    const b = await got;
+    assert.ok(b?.ok);
+    assert.ok(reads > 1000, `${reads} reads: the server saw the body in small pieces`);
+    assert.ok(b.ok && b.chunks.length <= Math.ceil(small.length / (64 * 1024)) + 1, `${b.ok && b.chunks.length} chunks kept`);
+    assert.ok(b.ok && b.bytes().equals(small), 'the bytes read are the bytes sent');
+  });
 
   it('a body over the bound is refused and nothing more of it read or kept', async () => {
     max = 256 * 1024;

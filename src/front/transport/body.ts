@@ -1,10 +1,11 @@
 import { closeOf } from '../../rpc/paced-json.js';
+import { BodyChunks } from './body-chunks.js';
 import type { IncomingMessage } from 'node:http';
 
 /**
  * A body read whole, or refused: over the bound (nothing more of it is read), or its client gone.
- * Read whole, it is its bytes as they arrived: the HTTP parser's chunks, never copied into one
- * buffer (a 3.9 MB body's own buffer was ~950 fresh pages to fault in, ~21 ms of the loop under
+ * Read whole, it is its bytes as they arrived: the HTTP parser's chunks (small reads gathered into
+ * blocks, body-chunks.ts), never copied into one buffer (a 3.9 MB body's own buffer was ~950 fresh pages to fault in, ~21 ms of the loop under
  * issue 19's byte flood); `bytes()` joins them for a caller that wants one buffer (a small body).
  */
 export type BodyRead = { ok: true; chunks: Buffer[]; length: number; bytes: () => Buffer } | { ok: false; tooLarge: true };
@@ -70,7 +71,7 @@ export const readBody = (
   head?: BodyHead,
 ): Promise<BodyRead> =>
   new Promise((resolve) => {
-    const chunks: Buffer[] = [];
+    const kept = new BodyChunks();
     let n = 0;
     let done = false;
     let stop = (): void => undefined;
@@ -83,15 +84,17 @@ export const readBody = (
     const data = (chunk: Buffer): void => {
       n += chunk.length;
       if (n <= max) {
-        chunks.push(chunk);
+        kept.add(chunk);
         return;
       }
-      chunks.length = 0;
+      kept.clear();
       incoming.pause();
       finish({ ok: false, tooLarge: true });
     };
-    const end = (): void =>
+    const end = (): void => {
+      const chunks = kept.done();
       finish({ ok: true, chunks, length: n, bytes: () => (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, n)) });
+    };
     // A client gone before its body ended (or before this read began) leaves nothing to wait for.
     const gone = (): void => finish({ ok: false, tooLarge: true });
     for (const chunk of head?.chunks ?? []) data(chunk);
