@@ -1,64 +1,16 @@
 import type { ByteChunks } from './byte-chunks.js';
+import { type LongToken, longTokens } from './json-tokens.js';
 
 /**
- * The long string values of a JSON text found on its UTF-8 bytes (as they arrived, in chunks),
- * never decoding it whole (issue 19). JSON's structure is ASCII, and no byte of a multi-byte UTF-8 sequence is below 0x80, so a
- * quote or a backslash found by a byte search is that character of the text: the same quote hops
- * as paced-json.ts makes on a string, on bytes. Pure.
+ * Reading a large JSON body on its UTF-8 bytes (as they arrived, in chunks), never decoding it
+ * whole (issue 19): its long string values (found as on a string: json-tokens.ts), where a window
+ * of one may be cut, and whether a window holds a raw control character. Pure.
  */
 
-const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
-/** A long string value: the byte offsets of its opening and closing quotes. */
-export interface ByteToken {
-  open: number;
-  close: number;
-}
-
-/** Past this many string tokens, a text is not "a few long values" (paced-json.ts's bound). */
-const MAX_TOKENS = 50_000;
-
-/** Whether the quote at `q` is escaped (an odd run of backslashes before it). */
-const escapedAt = (b: ByteChunks, q: number): boolean => {
-  let n = 0;
-  for (let i = q - 1; i >= 0 && b.at(i) === BACKSLASH; i -= 1) n += 1;
-  return n % 2 === 1;
-};
-
-/** The closing quote of the string opened at `open`, or -1. */
-const closeAt = (b: ByteChunks, open: number): number => {
-  for (let q = b.indexOf(QUOTE, open + 1); q >= 0; q = b.indexOf(QUOTE, q + 1)) if (!escapedAt(b, q)) return q;
-  return -1;
-};
-
-/** Whether the token closed at `close` is an object key (a colon follows, after white space). */
-const isKeyAt = (b: ByteChunks, close: number): boolean => {
-  for (let i = close + 1; i < b.length; i += 1) {
-    const c = b.at(i);
-    if (c === 58) return true;
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
-  }
-  return false;
-};
-
-/**
- * The string values at least `longValue` bytes long (between their quotes), in order; undefined
- * when there are none, when a string does not close, or past MAX_TOKENS tokens (then the text is
- * read whole, as before).
- */
-export const longByteValues = (b: ByteChunks, longValue: number): ByteToken[] | undefined => {
-  const found: ByteToken[] = [];
-  let tokens = 0;
-  for (let open = b.indexOf(QUOTE); open >= 0; open = b.indexOf(QUOTE, open + 1)) {
-    if (++tokens > MAX_TOKENS) return undefined;
-    const close = closeAt(b, open);
-    if (close < 0) return undefined;
-    if (close - open - 1 >= longValue && !isKeyAt(b, close)) found.push({ open, close });
-    open = close;
-  }
-  return found.length > 0 ? found : undefined;
-};
+/** The string values at least `longValue` bytes long (between their quotes), in order (json-tokens.ts). */
+export const longByteValues = (b: ByteChunks, longValue: number): LongToken[] | undefined => longTokens(b, longValue);
 
 /** Whether byte `c` continues a UTF-8 sequence (10xxxxxx): a cut before it would split a character. */
 const continues = (c: number | undefined): boolean => c !== undefined && (c & 0xc0) === 0x80;

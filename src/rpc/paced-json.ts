@@ -13,14 +13,13 @@
  * JSON.parse of the whole text, which then throws as it would have.
  */
 import { hasControl } from './parts.js';
+import { type LongToken, longTokens, textSource } from './json-tokens.js';
 import { fillPlaceholders, placeholder } from './placeholders.js';
 
 /** A string value this long or longer is decoded in windows; shorter ones stay in the skeleton. */
 export const LONG_VALUE_CHARS = 64 * 1024;
 /** Characters of a long value decoded per step. */
 export const WINDOW_CHARS = 256 * 1024;
-/** Past this many string tokens before the end, the text is parsed whole (it is not a few long values). */
-const MAX_TOKENS = 50_000;
 
 /** The sizes the steps are cut by (tests make them small to put every edge case on a window edge). */
 export interface PaceSizes {
@@ -34,49 +33,8 @@ export interface PaceSizes {
 
 export const PACE_SIZES: PaceSizes = { minChars: 4 * LONG_VALUE_CHARS, longValue: LONG_VALUE_CHARS, window: WINDOW_CHARS };
 
-interface LongToken {
-  /** Index of the opening quote. */
-  open: number;
-  /** Index of the closing quote. */
-  close: number;
-}
-
-/** Whether the quote at `q` is escaped (an odd run of backslashes before it). */
-const escaped = (text: string, q: number): boolean => {
-  let n = 0;
-  for (let i = q - 1; i >= 0 && text.charCodeAt(i) === 92; i -= 1) n += 1;
-  return n % 2 === 1;
-};
-
-/** The closing quote of the string opened at `open`, or -1: a search per quote, never per escape. */
-export const closeOf = (text: string, open: number): number => {
-  for (let q = text.indexOf('"', open + 1); q >= 0; q = text.indexOf('"', q + 1)) if (!escaped(text, q)) return q;
-  return -1;
-};
-
-/** Whether the token closed at `close` is an object key (a colon follows, after white space). */
-const isKey = (text: string, close: number): boolean => {
-  for (let i = close + 1; i < text.length; i += 1) {
-    const c = text.charCodeAt(i);
-    if (c === 58) return true;
-    if (c !== 32 && c !== 9 && c !== 10 && c !== 13) return false;
-  }
-  return false;
-};
-
 /** The long string values of a JSON text; undefined when it has none or too many tokens to be worth it. */
-export const longValues = (text: string, longValue = LONG_VALUE_CHARS): LongToken[] | undefined => {
-  const found: LongToken[] = [];
-  let tokens = 0;
-  for (let open = text.indexOf('"'); open >= 0; open = text.indexOf('"', open + 1)) {
-    if (++tokens > MAX_TOKENS) return undefined;
-    const close = closeOf(text, open);
-    if (close < 0) return undefined;
-    if (close - open - 1 >= longValue && !isKey(text, close)) found.push({ open, close });
-    open = close;
-  }
-  return found.length > 0 ? found : undefined;
-};
+export const longValues = (text: string, longValue = LONG_VALUE_CHARS): LongToken[] | undefined => longTokens(textSource(text), longValue);
 
 /**
  * Where a window of a string's raw text may end at or before `end`: never inside an escape

@@ -51,3 +51,9 @@ export const mutate = (text: string, r: () => number): string => {
   if (k < 0.66) return text.slice(0, i) + text[i] + text.slice(i);
   return text.slice(0, i) + (ATOMS[Math.floor(r() * ATOMS.length)] as string) + text.slice(i + 1);
 };
+
+/** A fuzzed JSON text: a random value, pretty-printed three times in ten, mutated half the time (mostly invalid then). */
+export const fuzzedText = (r: () => number): string => {
+  const base = JSON.stringify(value(r, 0), null, r() < 0.3 ? 1 : undefined);
+  return r() < 0.5 ? base : mutate(base, r);
+};

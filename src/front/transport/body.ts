@@ -1,4 +1,4 @@
-import { closeOf } from '../../rpc/paced-json.js';
+import { closeAt, textSource } from '../../rpc/json-tokens.js';
 import { BodyChunks } from './body-chunks.js';
 import type { IncomingMessage } from 'node:http';
 
@@ -118,6 +118,7 @@ const DEPTH_STEP = 200_000;
  */
 function* depthSteps(text: string, limit: number): Generator<undefined, boolean> {
   let depth = 0;
+  const src = textSource(text);
   for (let i = 0, n = 0; i < text.length; i += 1, n += 1) {
     if (n >= DEPTH_STEP) {
       n = 0;
@@ -128,7 +129,7 @@ function* depthSteps(text: string, limit: number): Generator<undefined, boolean>
       // A string: straight to its closing quote, a native search per quote inside it, none per
       // escape (searching at every escape re-read the rest of a long string each time: attack
       // round 10, 3.75 MB of `x\n` held the front 27.8 s).
-      i = closeOf(text, i);
+      i = closeAt(src, i);
       if (i < 0) return false;
     } else if (ch === 123 || ch === 91) {
       depth += 1;
