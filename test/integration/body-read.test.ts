@@ -75,7 +75,8 @@ describe('request bodies, read as they arrive', () => {
     const b = await got;
     assert.ok(b?.ok);
     assert.ok(reads > 1000, `${reads} reads: the server saw the body in small pieces`);
-    assert.ok(b.ok && b.chunks.length <= Math.ceil(small.length / (64 * 1024)) + 1, `${b.ok && b.chunks.length} chunks kept`);
+    // The first read as it is, the rest in 64 KiB blocks (a block ends a read short of full at most).
+    assert.ok(b.ok && b.chunks.length <= Math.ceil(small.length / (64 * 1024)) + 2, `${b.ok && b.chunks.length} chunks kept`);
     assert.ok(b.ok && b.bytes().equals(small), 'the bytes read are the bytes sent');
   });
 

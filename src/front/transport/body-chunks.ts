@@ -1,6 +1,7 @@
 /**
  * A request body's bytes as they arrive, kept without copying the large reads: a read of
- * SMALL_READ bytes or more is kept as it is (the 64 KiB reads of a fast client), and smaller ones
+ * SMALL_READ bytes or more is kept as it is (the 64 KiB reads of a fast client), and so is the
+ * first read (nearly every body is one small read: no block is made for it). Smaller ones after it
  * are copied, in order, into shared blocks of BLOCK bytes. A client that trickles its body a byte
  * per read cannot make the front hold a Buffer object per byte (a 4 MiB body was 4 million of
  * them, ~200 bytes each, and as many native searches to scan it); the bytes held stay within a
@@ -20,7 +21,7 @@ export class BodyChunks {
 
   add(chunk: Buffer): void {
     this.length += chunk.length;
-    if (chunk.length >= SMALL_READ) {
+    if (chunk.length >= SMALL_READ || (this.chunks.length === 0 && !this.block)) {
       this.flush();
       this.chunks.push(chunk);
       return;
