@@ -29,8 +29,15 @@ export const TRIPWIRE = {
   serverOwn: 8192,
 } as const;
 
-/** Maximal runs of token characters, at least `minToken` long (the lookbehind skips starts inside a run). */
-const TOKEN = /(?<![\p{L}\p{N}_-])[\p{L}\p{N}_-]{12,}/gu;
+/**
+ * Maximal runs of token characters, at least `minToken` long (the lookbehind skips starts inside a
+ * run), found RUN_STEP characters at a time: an unbounded repeat over a 3.4-million-character
+ * two-byte run overflowed V8's backtracking stack ("Maximum call stack size exceeded", a lane's
+ * valid call failed: attack round of 2026-12-02). MORE extends a run past the step.
+ */
+const RUN_STEP = 4096;
+const TOKEN = new RegExp(`(?<![\\p{L}\\p{N}_-])[\\p{L}\\p{N}_-]{12,${RUN_STEP}}`, 'gu');
+const MORE = new RegExp(`[\\p{L}\\p{N}_-]{1,${RUN_STEP}}`, 'uy');
 const LETTER = /\p{L}/u;
 const DIGIT = /\p{N}/u;
 
@@ -59,7 +66,11 @@ export const isDistinctive = (t: string): boolean => {
 export const tokensOf = (text: string, out: string[] = [], limit = Number.POSITIVE_INFINITY): string[] => {
   TOKEN.lastIndex = 0;
   for (let m = TOKEN.exec(text); m !== null && out.length < limit; m = TOKEN.exec(text)) {
-    const t = m[0];
+    // The whole run is judged, as before: it ends where MORE stops matching.
+    let end = m.index + m[0].length;
+    for (MORE.lastIndex = end; MORE.test(text); ) end = MORE.lastIndex;
+    TOKEN.lastIndex = end;
+    const t = end === m.index + m[0].length ? m[0] : text.slice(m.index, end);
     if (isDistinctive(t)) out.push(t.length > TRIPWIRE.maxToken ? t.slice(0, TRIPWIRE.maxToken) : t);
   }
   return out;

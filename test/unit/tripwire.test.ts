@@ -19,6 +19,18 @@ describe('tripwire: distinctive tokens', () => {
     const long = `k${'0123456789abcdefghij'.repeat(10)}`;
     assert.deepEqual(tokensOf(long), [long.slice(0, TRIPWIRE.maxToken)]);
   });
+
+  it('a run of millions of characters is one token, judged whole, in any script (no stack overflow)', () => {
+    // 3.4 million two-byte characters overflowed the backtracking stack of an unbounded repeat.
+    for (const unit of ['中', 'a']) {
+      const run = `${unit.repeat(3_400_000)}Zq7x9`;
+      const got = tokensOf(`see ${run} end`);
+      assert.deepEqual(got, [run.slice(0, TRIPWIRE.maxToken)], `a run of ${unit}`);
+    }
+    // Judged on the whole run: its only digit comes 10,000 characters in.
+    const late = `${'abcdefgh'.repeat(1250)}9`;
+    assert.deepEqual(tokensOf(`x ${late} y ${A}`), [late.slice(0, TRIPWIRE.maxToken), A]);
+  });
 });
 
 describe('tripwire: an answer carrying text only another lane sent', () => {
