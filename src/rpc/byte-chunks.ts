@@ -1,3 +1,4 @@
+import { continuesUtf8 } from './parts.js';
 /**
  * A body's bytes as the chunks they arrived in, read as one sequence without copying them into
  * one buffer (issue 19: copying a 3.9 MB body into a buffer of its own faulted ~950 fresh pages
@@ -23,7 +24,7 @@ export const alignUtf8 = (chunks: readonly Buffer[]): Buffer[] => {
       // The last lead byte in the chunk's final 3 bytes, and whether its character ends in the chunk.
       for (let j = c.length - 1; j >= Math.max(0, c.length - 3); j -= 1) {
         const b = c[j] as number;
-        if ((b & 0xc0) === 0x80) continue;
+        if (continuesUtf8(b)) continue;
         if (j + seqLength(b) > c.length) keep = j;
         break;
       }

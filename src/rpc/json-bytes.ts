@@ -1,5 +1,5 @@
 import type { ByteChunks } from './byte-chunks.js';
-import { type LongToken, longTokens } from './json-tokens.js';
+import { continuesUtf8 } from './parts.js';
 
 /**
  * Reading a large JSON body on its UTF-8 bytes (as they arrived, in chunks), never decoding it
@@ -9,12 +9,6 @@ import { type LongToken, longTokens } from './json-tokens.js';
 
 const BACKSLASH = 0x5c;
 
-/** The string values at least `longValue` bytes long (between their quotes), in order (json-tokens.ts). */
-export const longByteValues = (b: ByteChunks, longValue: number): LongToken[] | undefined => longTokens(b, longValue);
-
-/** Whether byte `c` continues a UTF-8 sequence (10xxxxxx): a cut before it would split a character. */
-const continues = (c: number | undefined): boolean => c !== undefined && (c & 0xc0) === 0x80;
-
 /**
  * Where a window of a string's raw bytes may end at or before `end` (start < end): never inside
  * a UTF-8 character, nor inside an escape (`\"`, `\\`, `\uXXXX`), so each window is a string's
@@ -23,7 +17,7 @@ const continues = (c: number | undefined): boolean => c !== undefined && (c & 0x
 export const safeByteCut = (b: ByteChunks, start: number, end: number): number => {
   let cut = end;
   // At most 3 continuation bytes follow a lead byte; in valid UTF-8 the cut lands on a lead or ASCII.
-  for (let k = 0; k < 3 && cut > start + 1 && continues(b.at(cut)); k += 1) cut -= 1;
+  for (let k = 0; k < 3 && cut > start + 1 && continuesUtf8(b.at(cut)); k += 1) cut -= 1;
   // The last backslash in the 6 bytes before the cut may begin an escape that runs past it.
   for (let i = cut - 1; i >= Math.max(start, cut - 6); i -= 1) {
     if (b.at(i) !== BACKSLASH) continue;

@@ -24,7 +24,7 @@ export const charsOf = (parts: WireParts): number => {
 const isHighSurrogate = (c: number): boolean => c >= 0xd800 && c <= 0xdbff;
 
 /** Whether a byte continues a UTF-8 sequence (10xxxxxx): a cut before it would split a character. */
-const continuesUtf8 = (c: number | undefined): boolean => c !== undefined && (c & 0xc0) === 0x80;
+export const continuesUtf8 = (c: number | undefined): boolean => c !== undefined && (c & 0xc0) === 0x80;
 
 /**
  * Where a piece of a bytes part that starts at `pos` ends, near `end`: never inside a UTF-8
@@ -41,7 +41,10 @@ const byteEnd = (p: Buffer, pos: number, end: number, empty: boolean): number =>
 };
 
 /** The text of parts, joined (a short line: bytes parts decoded). */
-export const joinWire = (parts: WireParts): string => parts.map((p) => (typeof p === 'string' ? p : p.toString('utf8'))).join('');
+export const joinWire = (parts: WireParts): string => {
+  const one = parts.length === 1 ? parts[0] : undefined;
+  return typeof one === 'string' ? one : parts.map((p) => (typeof p === 'string' ? p : p.toString('utf8'))).join('');
+};
 
 /**
  * Reads a text's parts as pieces of at most `max` characters (bytes, of a bytes part), never

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { isUtf8 } from 'node:buffer';
 import { describe, it } from 'node:test';
 import { openLargeBody } from '../../src/front/transport/large-body.js';
-import { hasControlByte, longByteValues, safeByteCut } from '../../src/rpc/json-bytes.js';
+import { hasControlByte, safeByteCut } from '../../src/rpc/json-bytes.js';
+import { longTokens } from '../../src/rpc/json-tokens.js';
 import { alignUtf8, ByteChunks } from '../../src/rpc/byte-chunks.js';
 import { fillPlaceholders } from '../../src/rpc/placeholders.js';
 import { joinWire } from '../../src/rpc/parts.js';
@@ -85,11 +86,11 @@ describe('a large body opened on its bytes (issue 19)', () => {
     const text = '{"k":"ab\\"cdefgh","xxxxxxxxxx":1,"s":"\\\\","t":"é界😀é界"}';
     const whole = Buffer.from(text);
     const b = new ByteChunks(alignUtf8(chunked(whole, seeded(3))));
-    const found = longByteValues(b, 6) ?? [];
+    const found = longTokens(b, 6) ?? [];
     const values = found.map((t) => b.bytes(t.open + 1, t.close).toString('utf8'));
     assert.deepEqual(values, ['ab\\"cdefgh', 'é界😀é界']);
-    assert.equal(longByteValues(new ByteChunks(one('{"a":"unclosed')), 1), undefined, 'an unclosed string');
-    assert.equal(longByteValues(new ByteChunks(one('{"a":"short"}')), 6), undefined, 'nothing long');
+    assert.equal(longTokens(new ByteChunks(one('{"a":"unclosed')), 1), undefined, 'an unclosed string');
+    assert.equal(longTokens(new ByteChunks(one('{"a":"short"}')), 6), undefined, 'nothing long');
   });
 
   it('moves a character cut between two chunks whole into the second', () => {

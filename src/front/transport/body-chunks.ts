@@ -12,15 +12,12 @@ const BLOCK = 64 * 1024;
 
 export class BodyChunks {
   readonly chunks: Buffer[] = [];
-  /** Bytes kept so far. */
-  length = 0;
   private block: Buffer | undefined;
   /** The block's bytes [from, used) are not yet in `chunks`. */
   private from = 0;
   private used = 0;
 
   add(chunk: Buffer): void {
-    this.length += chunk.length;
     if (chunk.length >= SMALL_READ || (this.chunks.length === 0 && !this.block)) {
       this.flush();
       this.chunks.push(chunk);

@@ -18,7 +18,8 @@
  */
 import { isUtf8 } from 'node:buffer';
 import { decodeUtf8, type WirePart } from '../../rpc/parts.js';
-import { hasControlByte, longByteValues, safeByteCut } from '../../rpc/json-bytes.js';
+import { hasControlByte, safeByteCut } from '../../rpc/json-bytes.js';
+import { longTokens } from '../../rpc/json-tokens.js';
 import { alignUtf8, ByteChunks } from '../../rpc/byte-chunks.js';
 import { placeholder } from '../../rpc/placeholders.js';
 import { SLICE_CHARS } from '../../rpc/line-writer.js';
@@ -115,7 +116,7 @@ export const openLargeBody = async (
   const aligned = alignUtf8(chunks);
   if (!aligned.every((c) => isUtf8(c))) return undefined;
   const bytes = new ByteChunks(aligned);
-  const long = longByteValues(bytes, z.longValue);
+  const long = longTokens(bytes, z.longValue);
   if (!long) return undefined;
   try {
     const parts: WirePart[] = [];
