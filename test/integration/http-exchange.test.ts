@@ -71,4 +71,46 @@ describe('the HTTP exchange when the client has gone', () => {
     const body = await within(readBody(req, 1024), 2000, 'a body read on a gone client');
     assert.equal(body.ok, false);
   });
+
+  it('many close handlers on one response share one listener, each runs once, in order, even past one that throws', async () => {
+    const held = new Promise<[IncomingMessage, ServerResponse]>((resolve) => {
+      handle = (req, res) => resolve([req, res]);
+    });
+    const c = request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: { 'content-type': 'application/json' } });
+    c.on('error', () => undefined);
+    c.end('{}');
+    const [, res] = await held;
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => {
+      warnings.push(w.name);
+    };
+    process.on('warning', onWarning);
+    const before = res.listenerCount('close');
+    const ran: number[] = [];
+    for (let i = 0; i < 25; i += 1)
+      whenClosed(res, () => {
+        ran.push(i);
+        if (i === 3) throw new Error('one handler fails');
+      });
+    assert.equal(res.listenerCount('close'), before + 1, '25 handlers, one listener');
+    // The response's own close, emitted here so the failing handler's error comes back to this call.
+    assert.throws(() => res.emit('close'), /one handler fails/);
+    assert.deepEqual(
+      ran,
+      Array.from({ length: 25 }, (_, i) => i),
+    );
+    assert.equal(res.listenerCount('close'), before, 'the one listener is gone after it ran');
+    const closed = new Promise<void>((r) => res.once('close', () => r()));
+    res.end('{}');
+    await within(closed, 2000, 'the real close');
+    let late = false;
+    whenClosed(res, () => {
+      late = true;
+    });
+    assert.ok(late, 'asked after the close: runs at once');
+    await new Promise<void>((r) => setImmediate(r));
+    process.off('warning', onWarning);
+    assert.deepEqual(warnings, [], 'no MaxListenersExceededWarning');
+    c.destroy();
+  });
 });

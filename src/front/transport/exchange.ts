@@ -17,13 +17,41 @@ import { closeIfUnread } from './unread-body.js';
  * run on Hono, loaded when first asked for.)
  */
 
+/** What runs when a response closes, in the order it was asked for: one 'close' listener each. */
+const onClose = new WeakMap<ServerResponse, (() => void)[]>();
+
 /**
  * Runs `fn` once the response has closed (finished, or the client went away), at once if it
- * already has: a handler that waited (for a token check, a fair turn) may find it closed.
+ * already has: a handler that waited (for a token check, a fair turn) may find it closed. A call
+ * asks for several (its lane's request count, its fair turn, its tracking, its byte hold): they
+ * share ONE listener on the response, so a busy call never nears node's listener warning (eleven
+ * 'close' listeners on one response were seen under a flood of large answers).
  */
 export const whenClosed = (out: ServerResponse, fn: () => void): void => {
-  if (out.closed || out.destroyed) fn();
-  else out.once('close', fn);
+  if (out.closed || out.destroyed) {
+    fn();
+    return;
+  }
+  const waiting = onClose.get(out);
+  if (waiting) {
+    waiting.push(fn);
+    return;
+  }
+  const fns = [fn];
+  onClose.set(out, fns);
+  out.once('close', () => {
+    onClose.delete(out);
+    // Each runs even if one before it throws (a release must never be skipped); the first error surfaces after.
+    let failed: unknown;
+    for (const f of fns) {
+      try {
+        f();
+      } catch (e) {
+        failed ??= e;
+      }
+    }
+    if (failed !== undefined) throw failed;
+  });
 };
 
 /** An answer that has been written (or, for SSE, started): what every handler returns. */
