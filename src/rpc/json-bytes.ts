@@ -1,4 +1,5 @@
 import type { ByteChunks } from './byte-chunks.js';
+import { escapeCut } from './json-tokens.js';
 import { continuesUtf8 } from './parts.js';
 
 /**
@@ -6,8 +7,6 @@ import { continuesUtf8 } from './parts.js';
  * whole (issue 19): its long string values (found as on a string: json-tokens.ts), where a window
  * of one may be cut, and whether a window holds a raw control character. Pure.
  */
-
-const BACKSLASH = 0x5c;
 
 /**
  * Where a window of a string's raw bytes may end at or before `end` (start < end): never inside
@@ -18,16 +17,7 @@ export const safeByteCut = (b: ByteChunks, start: number, end: number): number =
   let cut = end;
   // At most 3 continuation bytes follow a lead byte; in valid UTF-8 the cut lands on a lead or ASCII.
   for (let k = 0; k < 3 && cut > start + 1 && continuesUtf8(b.at(cut)); k += 1) cut -= 1;
-  // The last backslash in the 6 bytes before the cut may begin an escape that runs past it.
-  for (let i = cut - 1; i >= Math.max(start, cut - 6); i -= 1) {
-    if (b.at(i) !== BACKSLASH) continue;
-    let run = 0;
-    for (let j = i - 1; j >= start && b.at(j) === BACKSLASH; j -= 1) run += 1;
-    if (run % 2 === 1) continue;
-    const len = b.at(i + 1) === 0x75 ? 6 : 2;
-    return i + len > cut ? i : cut;
-  }
-  return cut;
+  return escapeCut(b, start, cut);
 };
 
 /**

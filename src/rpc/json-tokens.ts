@@ -46,6 +46,25 @@ export const closeAt = (src: JsonSource, open: number): number => {
   return -1;
 };
 
+/**
+ * Where a window of a string's raw text may end at or before `end`: never inside an escape
+ * (`\"`, `\\`, `\uXXXX`), so each window is a string's text on its own. The same rule on code
+ * units and on bytes (its characters are ASCII): paced-json's windows and the front's byte windows.
+ */
+export const escapeCut = (src: Pick<JsonSource, 'at'>, start: number, end: number): number => {
+  // The last backslash in the 6 units before the cut may begin an escape that runs past it.
+  for (let i = end - 1; i >= Math.max(start, end - 6); i -= 1) {
+    if (src.at(i) !== BACKSLASH) continue;
+    // Is this backslash itself escaped (an odd run before it)? Then it is a plain character.
+    let run = 0;
+    for (let j = i - 1; j >= start && src.at(j) === BACKSLASH; j -= 1) run += 1;
+    if (run % 2 === 1) continue;
+    const len = src.at(i + 1) === 0x75 ? 6 : 2;
+    return i + len > end ? i : end;
+  }
+  return end;
+};
+
 /** Whether the token closed at `close` is an object key (a colon follows, after white space). */
 const isKeyAt = (src: JsonSource, close: number): boolean => {
   for (let i = close + 1; i < src.length; i += 1) {

@@ -13,7 +13,7 @@
  * JSON.parse of the whole text, which then throws as it would have.
  */
 import { hasControl } from './parts.js';
-import { type LongToken, longTokens, textSource } from './json-tokens.js';
+import { escapeCut, type LongToken, longTokens, textSource } from './json-tokens.js';
 import { fillPlaceholders, placeholder } from './placeholders.js';
 
 /** A string value this long or longer is decoded in windows; shorter ones stay in the skeleton. */
@@ -36,23 +36,8 @@ export const PACE_SIZES: PaceSizes = { minChars: 4 * LONG_VALUE_CHARS, longValue
 /** The long string values of a JSON text; undefined when it has none or too many tokens to be worth it. */
 export const longValues = (text: string, longValue = LONG_VALUE_CHARS): LongToken[] | undefined => longTokens(textSource(text), longValue);
 
-/**
- * Where a window of a string's raw text may end at or before `end`: never inside an escape
- * (`\"`, `\\`, `\uXXXX`), so each window is a string's text on its own.
- */
-export const safeCut = (text: string, start: number, end: number): number => {
-  // The last backslash in the 6 characters before the cut may begin an escape that runs past it.
-  for (let i = end - 1; i >= Math.max(start, end - 6); i -= 1) {
-    if (text.charCodeAt(i) !== 92) continue;
-    // Is this backslash itself escaped (an odd run before it)? Then it is a plain character.
-    let run = 0;
-    for (let j = i - 1; j >= start && text.charCodeAt(j) === 92; j -= 1) run += 1;
-    if (run % 2 === 1) continue;
-    const len = text.charCodeAt(i + 1) === 117 ? 6 : 2;
-    return i + len > end ? i : end;
-  }
-  return end;
-};
+/** Where a window of a string's raw text may end at or before `end`: never inside an escape (json-tokens.ts). */
+export const safeCut = (text: string, start: number, end: number): number => escapeCut({ at: (i) => text.charCodeAt(i) }, start, end);
 
 /** One long value's text (between its quotes), decoded a window a step. */
 const decodeLong = async (text: string, t: LongToken, pause: () => Promise<void>, window: number): Promise<string> => {
