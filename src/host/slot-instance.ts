@@ -1,4 +1,5 @@
 import { LanegateError } from '../errors.js';
+import { unansweredInTime } from '../rpc/endpoint.js';
 import type { Era, UpstreamConn } from '../upstream/conn.js';
 import type { Instance } from './slot-types.js';
 
@@ -17,14 +18,20 @@ export const newInstance = (key: string, lane: string | undefined, era: Era): In
 
 /**
  * The child's link as the slot hands it out: each request counts as the instance's work until it
- * settles, and `settled` runs when the last one does (the idle time counts from there). A call
+ * settles, and `settled` runs when the last one does (the idle time counts from there); `timedOut`
+ * runs when one got no answer in time. A call
  * that runs longer than the idle time keeps its child; before, the timer set when it began stopped
  * the child under it.
  */
-export const counting = (conn: UpstreamConn, inst: Instance, settled: () => void): UpstreamConn => {
+export const counting = (conn: UpstreamConn, inst: Instance, settled: () => void, timedOut?: () => void): UpstreamConn => {
   const done = (): void => {
     inst.calls -= 1;
     if (inst.calls === 0) settled();
+  };
+  // A request the child never answered in time (not one it answered with a timeout of its own).
+  const failed = (e: unknown): void => {
+    done();
+    if (unansweredInTime(e)) timedOut?.();
   };
   return {
     ...conn,
@@ -37,7 +44,7 @@ export const counting = (conn: UpstreamConn, inst: Instance, settled: () => void
         done();
         throw e;
       }
-      p.then(done, done);
+      p.then(done, failed);
       return p;
     },
   };

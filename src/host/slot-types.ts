@@ -70,6 +70,10 @@ export interface Instance {
   stopping: boolean;
   /** Requests sent to the child that have not settled: while any runs, the child is not idle. */
   calls: number;
+  /** A ping is out to it after one of its calls timed out (stuck-child check, slot.ts). */
+  pinging?: boolean;
+  /** Why it was killed (it stopped answering): what its crash is reported as. */
+  killedFor?: string;
   /** The instance's vetted surface (fetched once, re-fetched after list_changed or a restart). */
   surface?: Promise<Surface>;
 }

@@ -7,6 +7,7 @@ import { noteFailure } from '../supervision/restart.js';
 import { type ChildScope, type Instance, type SlotHooks, scopeOf, startedEvent } from './slot-types.js';
 import { adoptEra, linkEraFor } from './slot-era.js';
 import { backoffRefusal, counting, newInstance } from './slot-instance.js';
+import { pingAfterTimeout } from './stuck-child.js';
 
 export type { ChildScope, SlotHooks } from './slot-types.js';
 
@@ -176,9 +177,14 @@ export class ServerSlot {
       (link) => {
         // The idle time counts from the last call's end, on a child that is still up (a crash's
         // failed calls settle after it is gone: they must not arm a timer that would stop its restart).
-        const conn = counting(link, inst, () => {
-          if (inst.conn === conn) this.touch(inst);
-        });
+        const conn = counting(
+          link,
+          inst,
+          () => {
+            if (inst.conn === conn) this.touch(inst);
+          },
+          () => void pingAfterTimeout(inst, link, this.config, () => inst.conn === conn && !inst.stopping && !this.closed),
+        );
         inst.starting = undefined;
         if (this.closed || inst.stopping) {
           void conn.stop();
@@ -215,7 +221,10 @@ export class ServerSlot {
     return p;
   }
 
-  private onExit(inst: Instance, detail: string): void {
+  private onExit(inst: Instance, exitDetail: string): void {
+    // A child killed for not answering is reported as that, not as the signal that ended it.
+    const detail = inst.killedFor ?? exitDetail;
+    inst.killedFor = undefined;
     const wasStopping = inst.stopping || this.closed;
     // A child that exits during its own start failed to start: the start's failure path counts it
     // (once) and the next call retries; it is not a crash to restart in the background.

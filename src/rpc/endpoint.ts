@@ -21,6 +21,13 @@ const TIMED_OUT_HERE = 'lanegate/timed-out-here';
 export const isLinkTimeout = (e: { data?: unknown }): boolean =>
   typeof e.data === 'object' && e.data !== null && (e.data as Record<string, unknown>)[TIMED_OUT_HERE] === true;
 
+/** The failure of a request of ours that got no answer within `ms`. */
+export const linkTimeout = (method: string, ms: number): RpcFailure =>
+  new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${ms} ms`, data: { [TIMED_OUT_HERE]: true } });
+
+/** Whether `e` is a request of ours that got no answer in time (not a timeout the peer answered with). */
+export const unansweredInTime = (e: unknown): boolean => e instanceof RpcFailure && e.rpc.code === ERR.timeout && isLinkTimeout(e.rpc);
+
 export interface PeerHandlers {
   /** `signal` aborts when the peer cancels this request (notifications/cancelled). */
   onRequest?: (req: RpcRequest, signal: AbortSignal) => Promise<Record<string, unknown>> | Record<string, unknown>;
@@ -127,9 +134,7 @@ export class RpcEndpoint {
           // The spec: a sender whose request timed out SHOULD cancel it, so the peer's work stops
           // (attack round 16: a timed-out call's work ran on upstream).
           this.letGo(id, p.order, `timed out after ${timeoutMs} ms`);
-          p.reject(
-            new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${timeoutMs} ms`, data: { [TIMED_OUT_HERE]: true } }),
-          );
+          p.reject(linkTimeout(method, timeoutMs));
         }, timeoutMs);
       }
       const msg: RpcMessage = { jsonrpc: '2.0', id, method, ...(params ? { params: params as Record<string, unknown> } : {}) };

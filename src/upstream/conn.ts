@@ -36,6 +36,11 @@ export interface UpstreamConn {
   notify(method: string, params?: Record<string, unknown>): void;
   /** Stops it; calls still waiting on it fail with `reason` when one is given (why it was stopped under them). */
   stop(reason?: string): Promise<void>;
+  /**
+   * Ends a child that no longer answers, at once (SIGKILL: a blocked event loop runs no handler):
+   * its calls fail with `reason`, and its exit is a crash (restarted). Absent for an HTTP upstream.
+   */
+  kill?(reason: string): void;
 }
 
 export const CLIENT_INFO = { name: 'lanegate', version: VERSION };

@@ -133,5 +133,10 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
     modern,
     notify: (method, params) => peer.notify(method, params),
     stop,
+    kill: (reason) => {
+      if (exited) return;
+      peer.close(reason, 'crashed');
+      proc.kill('SIGKILL');
+    },
   };
 };

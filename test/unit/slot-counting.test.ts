@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { counting, newInstance } from '../../src/host/slot-instance.js';
+import { linkTimeout } from '../../src/rpc/endpoint.js';
+import { ERR, RpcFailure } from '../../src/rpc/jsonrpc.js';
 import type { UpstreamConn } from '../../src/upstream/conn.js';
 
 /**
@@ -55,5 +57,27 @@ describe('a child counts its calls in flight, and is idle only once the last set
     assert.throws(() => c.request('throws', {}, 1000), /cannot send/);
     assert.equal(inst.calls, 0);
     assert.equal(idle, 1);
+  });
+
+  it('says when a request got no answer in time, and only then (not for an error the child answered with)', async () => {
+    const inst = newInstance('k', 'a', 'legacy');
+    const fails: unknown[] = [
+      linkTimeout('tools/call', 5),
+      new RpcFailure({ code: ERR.timeout, message: 'the child says: too slow' }),
+      new Error('gone'),
+    ];
+    let timedOut = 0;
+    const c = counting(
+      { ...link().conn, request: () => Promise.reject(fails.shift()) },
+      inst,
+      () => undefined,
+      () => {
+        timedOut += 1;
+      },
+    );
+    for (let i = 0; i < 3; i += 1) await c.request('tools/call', {}, 5).catch(() => undefined);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(timedOut, 1, 'once: the unanswered one');
+    assert.equal(inst.calls, 0);
   });
 });

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { Agent } from 'node:http';
+import { after, before, describe, it } from 'node:test';
+import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { modernCall, send } from '../helpers/http.js';
+
+/**
+ * A child stuck after a timeout is recycled (attack round 16, LOW: a server that stops answering
+ * kept every later call of its lanes waiting out callTimeout until its idle stop). A call that times
+ * out earns its child one ping; a child that answers it is kept, one that does not is killed and
+ * restarted like a crashed one. Real gateway, real fixture child (its event loop really blocked).
+ */
+describe('a child that stops answering after a call timed out', () => {
+  let gw: RunningGateway;
+  let token: string;
+  let id = 0;
+  const agent = new Agent({ keepAlive: true });
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, callTimeout: 2s, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  a: { servers: [fix] }
+`);
+    token = await gw.token('a');
+  });
+  after(async () => {
+    agent.destroy();
+    await gw?.stop();
+  });
+
+  const call = async (tool: string, args: Record<string, unknown>): Promise<{ status: number; text: string }> => {
+    id += 1;
+    const c = modernCall(token, id, tool, args);
+    return send(new URL(gw.url), c.body, c.headers, agent);
+  };
+  /** The pid of the child serving the lane, or undefined while it is down (restarting). */
+  const pid = async (): Promise<number | undefined> => {
+    const r = await call('fix_pid', {});
+    const m = /"text":"(\d+)"/.exec(r.text);
+    return m ? Number(m[1]) : undefined;
+  };
+  const alive = (p: number): boolean => {
+    try {
+      process.kill(p, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('is killed once a ping gets no answer either, and the next calls reach a new child', async () => {
+    const first = await pid();
+    assert.ok(first, 'the child answers at first');
+    const t0 = Date.now();
+    const stuck = await call('fix_sleep', { ms: 20_000, block: true });
+    assert.match(stuck.text, /timed out/, stuck.text.slice(0, 300));
+    // The ping waits 2 s (callTimeout), then the kill, the crash backoff and a start: bounded well under the 20 s block.
+    let next: number | undefined;
+    for (let i = 0; i < 60 && (next === undefined || next === first); i += 1) {
+      await new Promise((r) => setTimeout(r, 250));
+      next = await pid();
+    }
+    const ms = Date.now() - t0;
+    assert.ok(next !== undefined && next !== first, `a new child answers (first ${first}, now ${next})`);
+    assert.ok(ms < 12_000, `recycled after ${ms} ms, not after the 20 s the child was blocked for`);
+    assert.equal(alive(first), false, 'the stuck child is gone');
+    assert.match(gw.stderr(), /stuck: a call timed out and a ping got no answer within 2 s/);
+  });
+
+  it('is kept when it still answers (only that call was slow)', async () => {
+    const first = await pid();
+    assert.ok(first);
+    const slow = await call('fix_sleep', { ms: 5_000 });
+    assert.match(slow.text, /timed out/, slow.text.slice(0, 300));
+    // Past the ping's 2 s: a child taken for stuck would have been killed by now.
+    await new Promise((r) => setTimeout(r, 3_000));
+    assert.equal(await pid(), first, 'the same child');
+    assert.ok(alive(first));
+  });
+});
