@@ -18,10 +18,9 @@ export const newInstance = (key: string, lane: string | undefined, era: Era): In
 
 /**
  * The child's link as the slot hands it out: each request counts as the instance's work until it
- * settles, and `settled` runs when the last one does (the idle time counts from there); `timedOut`
- * runs when one got no answer in time. A call
+ * settles, and `settled` runs when the last one does (the idle time counts from there). A call
  * that runs longer than the idle time keeps its child; before, the timer set when it began stopped
- * the child under it.
+ * the child under it. `timedOut` runs when a request got no answer in time (stuck-child.ts).
  */
 export const counting = (conn: UpstreamConn, inst: Instance, settled: () => void, timedOut?: () => void): UpstreamConn => {
   const done = (): void => {
