@@ -21,12 +21,15 @@ const TIMED_OUT_HERE = 'lanegate/timed-out-here';
 export const isLinkTimeout = (e: { data?: unknown }): boolean =>
   typeof e.data === 'object' && e.data !== null && (e.data as Record<string, unknown>)[TIMED_OUT_HERE] === true;
 
+/** Made here only, when a request of ours got no answer in time: a peer's answer (whatever its `data`) never is one. */
+class LinkTimeout extends RpcFailure {}
+
 /** The failure of a request of ours that got no answer within `ms`. */
 export const linkTimeout = (method: string, ms: number): RpcFailure =>
-  new RpcFailure({ code: ERR.timeout, message: `${method} timed out after ${ms} ms`, data: { [TIMED_OUT_HERE]: true } });
+  new LinkTimeout({ code: ERR.timeout, message: `${method} timed out after ${ms} ms`, data: { [TIMED_OUT_HERE]: true } });
 
-/** Whether `e` is a request of ours that got no answer in time (not a timeout the peer answered with). */
-export const unansweredInTime = (e: unknown): boolean => e instanceof RpcFailure && e.rpc.code === ERR.timeout && isLinkTimeout(e.rpc);
+/** Whether `e` is a request of ours that got no answer in time (never a timeout the peer answered with, even one that copies our marker). */
+export const unansweredInTime = (e: unknown): boolean => e instanceof LinkTimeout;
 
 export interface PeerHandlers {
   /** `signal` aborts when the peer cancels this request (notifications/cancelled). */

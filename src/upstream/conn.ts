@@ -41,6 +41,8 @@ export interface UpstreamConn {
    * its calls fail with `reason`, and its exit is a crash (restarted). Absent for an HTTP upstream.
    */
   kill?(reason: string): void;
+  /** When it last wrote anything to us (performance.now()); absent for an HTTP upstream. */
+  lastHeard?(): number;
 }
 
 export const CLIENT_INFO = { name: 'lanegate', version: VERSION };

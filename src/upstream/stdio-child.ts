@@ -31,6 +31,8 @@ export interface StdioOptions {
 const SETPRIV = '/usr/bin/setpriv';
 const STOP_GRACE_MS = 1500;
 const KILL_AFTER_MS = 4000;
+/** A stuck child has this long after its SIGTERM before its SIGKILL. */
+const KILL_STUCK_MS = 1000;
 
 /** The allowlisted path must still be the program itself: not gone, not a link to another one. */
 const verifyCommand = (commandPath: string): void => {
@@ -107,6 +109,11 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
   // Kept until the handshake is done: a child that dies starting says why on stderr.
   const stderr = watchStderr(proc.stderr, ev);
   let exited = false;
+  // Anything it writes shows it is alive, even while an answer waits behind its other output (stuck-child.ts).
+  let heard = performance.now();
+  proc.stdout.on('data', () => {
+    heard = performance.now();
+  });
   void proc.exited.then((r) => {
     exited = true;
     const how = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
@@ -136,7 +143,10 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
     kill: (reason) => {
       if (exited) return;
       peer.close(reason, 'crashed');
-      proc.kill('SIGKILL');
+      // SIGTERM at once (a blocked Node server without a handler dies of it; npx, uvx and docker pass
+      // it on to the server they wrap, which a SIGKILL of the wrapper would leave running), SIGKILL after a second.
+      void stopPiped(proc, 0, KILL_STUCK_MS);
     },
+    lastHeard: () => heard,
   };
 };
