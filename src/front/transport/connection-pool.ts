@@ -1,5 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { answerClientErrors } from './client-errors.js';
 
 /** A connection must start its first request within this, or it is closed. */
 export const FIRST_REQUEST_MS = 10_000;
@@ -29,6 +30,7 @@ export const managePool = (server: Server, size: number, firstRequestMs = FIRST_
   server.maxConnections = size * 2;
   server.requestTimeout = REQUEST_MS;
   server.headersTimeout = HEADERS_MS;
+  answerClientErrors(server, REQUEST_MS);
   const open = new Set<Socket>();
   /** Connections with no request in progress, longest idle first (a Set keeps insertion order). */
   const idle = new Set<Socket>();
