@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { REQUEST_MS } from '../../src/front/transport/connection-pool.js';
-import { FIXTURE, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { fixtureGateway, type RunningGateway } from '../helpers/gateway.js';
 
 /**
  * Client errors node's HTTP parser raises before any handler runs, on a real gateway over raw
@@ -14,13 +14,7 @@ describe('client errors before a handler runs', () => {
   let gw: RunningGateway;
   let token: string;
   before(async () => {
-    gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
-lanes:
-  a: { servers: [fix] }
-`);
+    gw = await fixtureGateway();
     token = await gw.token('a');
   });
   after(async () => {
