@@ -27,14 +27,16 @@ export const pingAfterTimeout = async (
   if (inst.pinging || !link.kill || !current()) return;
   inst.pinging = true;
   const ms = Math.min(STUCK_PING_MS, Math.max(STUCK_PING_MIN_MS, config.callTimeoutMs));
-  const sent = performance.now();
+  // Anything it writes meanwhile shows it is alive, even while its answer waits behind its other output.
+  const output = link.watchOutput?.();
   try {
     await link.request('ping', undefined, ms);
   } catch (e) {
-    if (!unansweredInTime(e) || !current() || (link.lastHeard?.() ?? 0) > sent) return;
+    if (!unansweredInTime(e) || !current() || output?.heard()) return;
     inst.killedFor = `stuck: a call timed out and a ping got no answer within ${ms / 1000} s`;
     link.kill(`upstream "${config.name}" is ${inst.killedFor}; it is restarted`);
   } finally {
+    output?.stop();
     inst.pinging = false;
   }
 };

@@ -41,8 +41,11 @@ export interface UpstreamConn {
    * its calls fail with `reason`, and its exit is a crash (restarted). Absent for an HTTP upstream.
    */
   kill?(reason: string): void;
-  /** When it last wrote anything to us (performance.now()); absent for an HTTP upstream. */
-  lastHeard?(): number;
+  /**
+   * Starts noting whether it writes anything to us (until `stop`): a stuck-child check's evidence
+   * of life (stuck-child.ts), watched only while one runs. Absent for an HTTP upstream.
+   */
+  watchOutput?(): { heard: () => boolean; stop: () => void };
 }
 
 export const CLIENT_INFO = { name: 'lanegate', version: VERSION };

@@ -109,11 +109,6 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
   // Kept until the handshake is done: a child that dies starting says why on stderr.
   const stderr = watchStderr(proc.stderr, ev);
   let exited = false;
-  // Anything it writes shows it is alive, even while an answer waits behind its other output (stuck-child.ts).
-  let heard = performance.now();
-  proc.stdout.on('data', () => {
-    heard = performance.now();
-  });
   void proc.exited.then((r) => {
     exited = true;
     const how = r.signal ? `signal ${r.signal}` : `exit code ${String(r.exitCode)}`;
@@ -147,6 +142,13 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
       // it on to the server they wrap, which a SIGKILL of the wrapper would leave running), SIGKILL after a second.
       void stopPiped(proc, 0, KILL_STUCK_MS);
     },
-    lastHeard: () => heard,
+    watchOutput: () => {
+      let heard = false;
+      const on = (): void => {
+        heard = true;
+      };
+      proc.stdout.once('data', on);
+      return { heard: () => heard, stop: () => proc.stdout.off('data', on) };
+    },
   };
 };

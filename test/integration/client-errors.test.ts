@@ -21,7 +21,7 @@ describe('client errors before a handler runs', () => {
     await gw?.stop();
   });
 
-  /** Writes `head` (and `rest` later, if any) on a raw connection and returns all it reads until the gateway closes it. */
+  /** Writes `head` on a raw connection and returns all it reads until the gateway closes it (or fails past `limitMs`). */
   const raw = (head: string, limitMs: number): Promise<{ text: string; ms: number }> =>
     new Promise((resolve, reject) => {
       const u = new URL(gw.url);

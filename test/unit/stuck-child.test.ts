@@ -12,8 +12,8 @@ import type { UpstreamConn } from '../../src/upstream/conn.js';
  * ping went unanswered AND the child wrote nothing since it was sent AND it is still the live child.
  */
 describe('a child whose call timed out is killed only when it is stuck', () => {
-  const link = (ping: () => Promise<Record<string, unknown>>, heard: () => number, kill = true) => {
-    const seen = { pings: [] as number[], kills: [] as string[] };
+  const link = (ping: () => Promise<Record<string, unknown>>, heard: () => boolean, kill = true) => {
+    const seen = { pings: [] as number[], kills: [] as string[], watching: 0 };
     const conn: UpstreamConn = {
       pid: 1,
       init: { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'x', version: '1' } },
@@ -24,7 +24,10 @@ describe('a child whose call timed out is killed only when it is stuck', () => {
       },
       notify: () => undefined,
       stop: async () => undefined,
-      lastHeard: heard,
+      watchOutput: () => {
+        seen.watching += 1;
+        return { heard, stop: () => void (seen.watching -= 1) };
+      },
       ...(kill ? { kill: (reason: string) => void seen.kills.push(reason) } : {}),
     };
     return { conn, seen };
@@ -34,32 +37,33 @@ describe('a child whose call timed out is killed only when it is stuck', () => {
 
   it('no answer and nothing written since the ping: killed, the reason kept for its crash', async () => {
     const inst = newInstance('k', 'a', 'legacy');
-    const l = link(unanswered, () => 0);
+    const l = link(unanswered, () => false);
     await pingAfterTimeout(inst, l.conn, config(2_000), () => true);
     assert.deepEqual(l.seen.pings, [STUCK_PING_MIN_MS], 'a 2 s callTimeout is raised to the floor');
     assert.equal(l.seen.kills.length, 1);
     assert.match(l.seen.kills[0] ?? '', /upstream "fix" is stuck: a call timed out and a ping got no answer within 5 s/);
     assert.equal(inst.killedFor, 'stuck: a call timed out and a ping got no answer within 5 s');
     assert.equal(inst.pinging, false);
+    assert.equal(l.seen.watching, 0, 'its output is no longer watched');
   });
 
   it('kept: it answered (even with an error), it wrote something meanwhile, or it is no longer the live child', async () => {
-    const cases: [string, () => Promise<Record<string, unknown>>, () => number, () => boolean][] = [
-      ['answered', () => Promise.resolve({}), () => 0, () => true],
+    const cases: [string, () => Promise<Record<string, unknown>>, () => boolean, () => boolean][] = [
+      ['answered', () => Promise.resolve({}), () => false, () => true],
       [
         'answered with an error',
         () => Promise.reject(new RpcFailure({ code: ERR.methodNotFound, message: 'no ping' })),
-        () => 0,
+        () => false,
         () => true,
       ],
       [
         'answered with a timeout of its own, marker copied',
         () => Promise.reject(new RpcFailure({ code: ERR.timeout, message: 't', data: { 'lanegate/timed-out-here': true } })),
-        () => 0,
+        () => false,
         () => true,
       ],
-      ['wrote since the ping', unanswered, () => performance.now() + 1, () => true],
-      ['replaced meanwhile', unanswered, () => 0, () => false],
+      ['wrote since the ping', unanswered, () => true, () => true],
+      ['replaced meanwhile', unanswered, () => false, () => false],
     ];
     for (const [what, ping, heard, current] of cases) {
       const inst = newInstance('k', 'a', 'legacy');
@@ -67,6 +71,7 @@ describe('a child whose call timed out is killed only when it is stuck', () => {
       await pingAfterTimeout(inst, l.conn, config(60_000), current);
       assert.deepEqual(l.seen.kills, [], what);
       assert.equal(inst.killedFor, undefined, what);
+      assert.equal(l.seen.watching, 0, `${what}: its output is no longer watched`);
     }
   });
 
@@ -75,14 +80,14 @@ describe('a child whose call timed out is killed only when it is stuck', () => {
     let release: () => void = () => undefined;
     const l = link(
       () => new Promise((res) => (release = () => res({}))),
-      () => 0,
+      () => false,
     );
     const first = pingAfterTimeout(inst, l.conn, config(3_600_000), () => true);
     await pingAfterTimeout(inst, l.conn, config(3_600_000), () => true);
     assert.deepEqual(l.seen.pings, [STUCK_PING_MS], 'the second timeout found a ping out');
     release();
     await first;
-    const http = link(unanswered, () => 0, false);
+    const http = link(unanswered, () => false, false);
     await pingAfterTimeout(newInstance('h', 'a', 'legacy'), http.conn, config(2_000), () => true);
     assert.deepEqual(http.seen.pings, []);
   });
