@@ -26,7 +26,10 @@ describe('a child whose call timed out is killed only when it is stuck', () => {
       stop: async () => undefined,
       watchOutput: () => {
         seen.watching += 1;
-        return { heard, stop: () => void (seen.watching -= 1) };
+        const stop = () => {
+          seen.watching -= 1;
+        };
+        return { heard, stop };
       },
       ...(kill ? { kill: (reason: string) => void seen.kills.push(reason) } : {}),
     };
