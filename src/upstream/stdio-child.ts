@@ -47,13 +47,17 @@ const verifyCommand = (commandPath: string): void => {
   }
 };
 
-/** The child in its own working directory; on Linux tied to its host by PR_SET_PDEATHSIG (setpriv execs in place). */
+/**
+ * The child in its own working directory and process group (spawn.ts: a stop or kill reaches what
+ * it started, and what it leaves running is stopped after it); on Linux tied to its host by
+ * PR_SET_PDEATHSIG (setpriv execs in place).
+ */
 const spawnChild = (l: StdioLaunch): Piped => {
   mkdirSync(l.cwd, { recursive: true, mode: 0o700 });
   const usePdeath = process.platform === 'linux' && existsSync(SETPRIV);
   const file = usePdeath ? SETPRIV : l.commandPath;
   const argv = usePdeath ? ['--pdeathsig', 'KILL', '--', l.commandPath, ...l.args] : l.args;
-  return spawnPiped(file, argv, { cwd: l.cwd, env: l.env, stderr: 'pipe' });
+  return spawnPiped(file, argv, { cwd: l.cwd, env: l.env, stderr: 'pipe', group: true });
 };
 
 /** JSON-RPC over the child's stdin/stdout; an answer past resultBytes is refused as it streams. */

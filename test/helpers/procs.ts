@@ -12,6 +12,21 @@ export const alive = (pid: number): boolean => {
   }
 };
 
+/**
+ * SIGKILLs processes a test started and may have left running (an `after()` hook's cleanup: a
+ * regression that leaves one behind then fails its assertion, instead of holding the run's pipes open).
+ */
+export const killLeftovers = (pids: Iterable<number>): void => {
+  for (const pid of pids) {
+    if (!alive(pid)) continue;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Gone between the check and the kill.
+    }
+  }
+};
+
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `fn` is truthy or the deadline passes; returns the last value. */

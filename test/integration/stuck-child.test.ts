@@ -3,6 +3,7 @@ import { Agent } from 'node:http';
 import { after, before, describe, it } from 'node:test';
 import { fixtureGateway, type RunningGateway } from '../helpers/gateway.js';
 import { modernCall, send } from '../helpers/http.js';
+import { alive, killLeftovers, waitFor } from '../helpers/procs.js';
 
 /**
  * A child stuck after a timeout is recycled (attack round 16, LOW: a server that stops answering
@@ -16,6 +17,7 @@ describe('a child that stops answering after a call timed out', () => {
   let id = 0;
   // A connection per call: the test waits past node's 5 s keep-alive, and a pooled socket closing as it is reused loses the call.
   const agent = new Agent({ keepAlive: false });
+  const helpers: number[] = [];
   before(async () => {
     gw = await fixtureGateway({ fix: 'callTimeout: 2s' });
     token = await gw.token('a');
@@ -23,6 +25,7 @@ describe('a child that stops answering after a call timed out', () => {
   after(async () => {
     agent.destroy();
     await gw?.stop();
+    killLeftovers(helpers);
   });
 
   const call = async (tool: string, args: Record<string, unknown>): Promise<{ status: number; text: string }> => {
@@ -36,21 +39,24 @@ describe('a child that stops answering after a call timed out', () => {
     const m = /"text":"(\d+)"/.exec(r.text);
     return m ? Number(m[1]) : undefined;
   };
-  const alive = (p: number): boolean => {
-    try {
-      process.kill(p, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
 
-  it('is killed once a ping gets no answer either, and the next calls reach a new child', async () => {
-    const first = await pid();
-    assert.ok(first, 'the child answers at first');
+  it('is killed once a ping gets no answer either, with what it started, and the next calls reach a new child', async () => {
+    // The child starts a helper that ignores SIGTERM (as npx's server is npx's own child).
+    const started = /"text":"(\d+) (\d+)"/.exec((await call('fix_pid', { helper: true })).text);
+    const first = Number(started?.[1]);
+    const helper = Number(started?.[2]);
+    helpers.push(helper);
+    assert.ok(first > 0 && helper > 0, 'the child answers at first, and its helper runs');
+    assert.ok(alive(helper));
     const t0 = Date.now();
     const stuck = await call('fix_sleep', { ms: 20_000, block: true });
     assert.match(stuck.text, /timed out/, stuck.text.slice(0, 300));
+    // The ping went out as that call timed out (2 s); its 5 s window ends ~5 s from now. A call sent
+    // 3.5 s from now times out 2 s later, after the kill: it is still waiting when the child is
+    // killed, and is told why (1.5 s of slack either way).
+    await new Promise((r) => setTimeout(r, 3_500));
+    const waiting = await call('fix_echo', { text: 'hello?' });
+    assert.match(waiting.text, /is stuck: a call timed out and a ping got no answer within 5 s/, waiting.text.slice(0, 300));
     // The ping waits 5 s (callTimeout 2 s, raised to the 5 s floor), then the kill, the crash backoff and a start: under the 20 s block.
     let next: number | undefined;
     for (let i = 0; i < 80 && (next === undefined || next === first); i += 1) {
@@ -61,6 +67,8 @@ describe('a child that stops answering after a call timed out', () => {
     assert.ok(next !== undefined && next !== first, `a new child answers (first ${first}, now ${next})`);
     assert.ok(ms < 16_000, `recycled after ${ms} ms, not after the 20 s the child was blocked for`);
     assert.equal(alive(first), false, 'the stuck child is gone');
+    // Its helper got the group's SIGTERM (ignored), then the SIGKILL of what its leader left behind.
+    assert.ok(await waitFor(() => !alive(helper), 3_000), 'the helper it started is gone too');
     assert.match(gw.stderr(), /stuck: a call timed out and a ping got no answer within 5 s/);
   });
 
