@@ -7,6 +7,7 @@ import { LINK_MAX_LINE, LinePeer } from '../rpc/peer.js';
 import { resultTooLarge } from '../rpc/too-large.js';
 import { largeText } from '../rpc/gc-hint.js';
 import { launchStdio } from '../upstream/stdio-child.js';
+import { settleSweeps } from '../supervision/process-groups.js';
 import { type Era, SHARED_CLIENT_CAPABILITIES, type UpstreamConn } from '../upstream/conn.js';
 import type { ServerConfig } from '../policy/model.js';
 import type { SlotHooks } from './slot-types.js';
@@ -177,12 +178,17 @@ export const runHost = async (): Promise<void> => {
     const hard = setTimeout(() => process.exit(0), 6000);
     hard.unref();
     await served.close();
+    // What the children left running gets its SIGTERM's second before the SIGKILL (process-groups.ts).
+    await settleSweeps();
     process.exit(0);
   };
   process.stdin.on('end', () => void shutdown('front closed the link'));
   process.stdin.on('close', () => void shutdown('front closed the link'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
+  // A terminal's hangup is the front's to act on (it reloads); the link decides this host's life.
+  // Unhandled, SIGHUP would end the host at once, with no stop of its children's groups.
+  process.on('SIGHUP', () => undefined);
   // Belt and braces: if we were re-parented, the front is gone.
   const parent = process.ppid;
   setInterval(() => {

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import type { Readable, Writable } from 'node:stream';
+import { type Group, groupOf, groupsLedByChildrenOf, killPendingSweeps, signalGroup, sweepGroup } from './process-groups.js';
 
 export interface Exit {
   exitCode: number | null;
@@ -28,51 +29,48 @@ export interface Piped extends Linked {
   exited: Promise<Exit>;
 }
 
-/** How long what is left of a group after its leader's exit has to end on SIGTERM before its SIGKILL. */
-export const GROUP_SWEEP_MS = 1000;
+/** How the processes this one started are stopped: a group (a stdio upstream), or a host whose children lead groups. */
+interface Kin {
+  /** The group this child leads (started with `group`). */
+  group?: Group;
+  /** A host: the groups its children lead are swept when it is SIGKILLed (they would outlive it). */
+  sweepChildGroups: boolean;
+}
 
-/** A signal to a process's group (its own, when started with `group`), else to the process. */
-const signal = (child: ChildProcess, group: boolean, sig: NodeJS.Signals): void => {
-  if (group && child.pid !== undefined) {
+/**
+ * A signal to a child: to its whole group when it leads one (while it is not reaped, its pid names
+ * its group and nothing else). A host's SIGKILL also sweeps the groups its children lead, read
+ * first: those children die with it (PR_SET_PDEATHSIG), what they started would not. At exit
+ * (`now`) those groups are killed at once, no timer being left to run.
+ */
+const signal = (child: ChildProcess, kin: Kin, sig: NodeJS.Signals, now = false): void => {
+  if (kin.group && child.exitCode === null && child.signalCode === null) {
     try {
-      process.kill(-child.pid, sig);
+      process.kill(-kin.group.id, sig);
       return;
-    } catch {
-      // No group (gone, or the leader never started): the process alone, below.
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ESRCH') return;
     }
   }
+  const orphans = sig === 'SIGKILL' && kin.sweepChildGroups && child.pid !== undefined ? groupsLedByChildrenOf(child.pid) : [];
   child.kill(sig);
+  for (const g of orphans) {
+    if (now) signalGroup(g, 'SIGKILL');
+    else void sweepGroup(g);
+  }
 };
 
-/** The processes this one started and that still run, each with whether it leads a group of its own. */
-const live = new Map<ChildProcess, boolean>();
+/** The processes this one started and that still run. */
+const live = new Map<ChildProcess, Kin>();
 let hooked = false;
 /** Whatever this process started dies with it, however it exits (a group, with everything in it). */
 const hookExit = (): void => {
   if (hooked) return;
   hooked = true;
   process.once('exit', () => {
-    for (const [c, group] of live) signal(c, group, 'SIGKILL');
+    for (const [c, kin] of live) signal(c, kin, 'SIGKILL', true);
+    killPendingSweeps();
   });
-};
-
-/**
- * After a group's leader has exited, whatever it started and left running (a wrapper's server, a
- * server's helper) is stopped too: SIGTERM, then SIGKILL. ESRCH (nothing left) is the usual answer.
- */
-const sweepGroup = (pid: number): void => {
-  const kill = (sig: NodeJS.Signals): boolean => {
-    try {
-      process.kill(-pid, sig);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  // A group emptied by the SIGTERM frees its id; should a process started here since have got that
-  // pid (a wrap-around), the SIGKILL is not sent: never a signal to a group that is not the old one.
-  const reused = (): boolean => [...live.keys()].some((c) => c.pid === pid);
-  if (kill('SIGTERM')) setTimeout(() => reused() || kill('SIGKILL'), GROUP_SWEEP_MS).unref();
 };
 
 /**
@@ -80,14 +78,15 @@ const sweepGroup = (pid: number): void => {
  * given (nothing inherited), hidden window on Windows. The IO shell's one way to start a process,
  * on node's own child_process (a host loads no process library for it).
  *
- * `group` (POSIX): the program leads a process group of its own, every signal goes to the whole
- * group, and what is left of it once the leader has exited is stopped (sweepGroup): npx, uvx, a
- * shell script or a server's helpers are never left running, orphaned, after the server stops.
+ * `group` (POSIX): the program leads a process group (and session) of its own, every signal goes to
+ * the whole group, and what is left of it once the leader has exited is swept (process-groups.ts):
+ * what npx, uvx, a shell script or a server itself started stops with the server.
+ * `sweepChildGroups` (a host): its SIGKILL also sweeps the groups its children lead.
  */
 export const spawnPiped = (
   file: string,
   argv: string[],
-  opts: { cwd?: string; env: Record<string, string>; stderr: 'pipe' | 'inherit'; group?: boolean },
+  opts: { cwd?: string; env: Record<string, string>; stderr: 'pipe' | 'inherit'; group?: boolean; sweepChildGroups?: boolean },
 ): Piped => {
   hookExit();
   const group = opts.group === true && process.platform !== 'win32';
@@ -98,14 +97,24 @@ export const spawnPiped = (
     windowsHide: true,
     detached: group,
   });
-  live.set(child, group);
+  const kin: Kin = {
+    group: group && child.pid !== undefined ? groupOf(child.pid) : undefined,
+    sweepChildGroups: opts.sweepChildGroups === true,
+  };
+  live.set(child, kin);
   const exited = new Promise<Exit>((resolve) => {
+    let ended = false;
     const done = (e: Exit): void => {
+      if (ended) return;
+      ended = true;
       live.delete(child);
-      if (group && child.pid !== undefined) sweepGroup(child.pid);
+      if (kin.group) void sweepGroup(kin.group);
       resolve(e);
     };
-    child.once('error', () => done({ exitCode: child.exitCode, signal: child.signalCode }));
+    // 'error' also comes of a signal that could not be sent: only a start that failed (no pid) ends it.
+    child.on('error', () => {
+      if (child.pid === undefined) done({ exitCode: child.exitCode, signal: child.signalCode });
+    });
     child.once('exit', (exitCode, signal) => done({ exitCode, signal }));
   });
   const stdin = child.stdin as Writable;
@@ -117,7 +126,7 @@ export const spawnPiped = (
     stderr: child.stderr,
     pid: child.pid,
     exited,
-    kill: (sig) => signal(child, group, sig),
+    kill: (sig) => signal(child, kin, sig),
     ended: () => child.exitCode !== null || child.signalCode !== null,
   };
 };

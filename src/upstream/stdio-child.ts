@@ -142,8 +142,8 @@ export const launchStdio = async (l: StdioLaunch, ev: UpstreamEvents, opts: Stdi
     kill: (reason) => {
       if (exited) return;
       peer.close(reason, 'crashed');
-      // SIGTERM at once (a blocked Node server without a handler dies of it; npx, uvx and docker pass
-      // it on to the server they wrap, which a SIGKILL of the wrapper would leave running), SIGKILL after a second.
+      // SIGTERM at once to the child's group (a blocked Node server without a handler dies of it; what
+      // npx, uvx or a script started gets it too, and a server may still stop in order), SIGKILL after a second.
       void stopPiped(proc, 0, KILL_STUCK_MS);
     },
     watchOutput: () => {

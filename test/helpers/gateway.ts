@@ -180,14 +180,19 @@ ${lanes.map((l) => `  ${l}: { servers: [fix] }`).join('\n')}
  * A gateway with the fixture as `fix` in one shared domain, for `lanes` (default: a). `fix`: more
  * keys of its server entry (`callTimeout: 2s`); `limits`: the policy's gateway.limits line.
  */
-export const fixtureGateway = (o: { lanes?: string[]; fix?: string; limits?: string } = {}): Promise<RunningGateway> =>
-  startGateway(`${policyHead(o.limits ? `  limits: { ${o.limits} }` : '')}
+export const fixtureGateway = (
+  o: { lanes?: string[]; fix?: string; limits?: string; env?: Record<string, string> } = {},
+): Promise<RunningGateway> =>
+  startGateway(
+    `${policyHead(o.limits ? `  limits: { ${o.limits} }` : '')}
 trustDomains: { public: { kind: shared } }
 servers:
   fix: { prefix: fix, domain: public, ${o.fix ? `${o.fix}, ` : ''}stdio: { command: node, args: ["${FIXTURE}"] } }
 lanes:
 ${(o.lanes ?? ['a']).map((l) => `  ${l}: { servers: [fix] }`).join('\n')}
-`);
+`,
+    { env: o.env },
+  );
 
 /** One shared domain, the fixture server as `fix`, lanes a and b using it. */
 export const fixtureTwoLanes = (): string => `trustDomains: { public: { kind: shared } }

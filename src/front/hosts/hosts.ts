@@ -64,7 +64,11 @@ export type HostLauncher = (key: string, cfg: HostConfig, env: Record<string, st
 
 /** A host process: its own entry point, the given environment only (the config travels in it). */
 export const launchHostProcess: HostLauncher = (key, _cfg, env, nodeFlags) =>
-  spawnPiped(process.execPath, [...nodeFlags, ...HOST_V8_FLAGS, ENTRIES.host, '--for', key], { env, stderr: 'inherit' });
+  spawnPiped(process.execPath, [...nodeFlags, ...HOST_V8_FLAGS, ENTRIES.host, '--for', key], {
+    env,
+    stderr: 'inherit',
+    sweepChildGroups: true,
+  });
 
 export interface HostEvents {
   onNotification: (hostKey: string, n: RpcNotification) => void;
