@@ -37,8 +37,11 @@ export const groupOf = (pid: number): Group => ({ id: pid, start: statOf(pid)?.s
 
 /**
  * Whether group `g.id` can only be the group `g` was: its leader still there (alive or a zombie),
- * or no process at all has the leader's pid (then only the old members can carry that group id).
- * A process with that pid and another start time (or any, without /proc) means the pid was reused.
+ * or no process at all has the leader's pid (then only the old members can carry that group id:
+ * Linux allocates no pid still in use as a group's id). A process with that pid and another start
+ * time means the pid was reused. Without /proc any process with that pid counts as reused, the
+ * leader too: a sweep only starts once the leader is reaped, and a signal to a live child's group
+ * does not come here (spawn.ts).
  */
 const stillOurs = (g: Group): boolean => {
   if (PROCFS) {
@@ -65,7 +68,9 @@ export const signalGroup = (g: Group, sig: NodeJS.Signals | 0): boolean => {
   }
 };
 
-const pending = new Map<number, { g: Group; done: Promise<void> }>();
+/** Sweeps under way, by group id and leader start time. */
+const pending = new Map<string, { g: Group; done: Promise<void> }>();
+const keyOf = (g: Group): string => `${g.id}:${g.start ?? ''}`;
 
 /**
  * What is left of a group whose leader is gone (a wrapper's server, a server's helper) gets
@@ -73,30 +78,42 @@ const pending = new Map<number, { g: Group; done: Promise<void> }>();
  * empty or killed; an empty group (the usual case) settles at once.
  */
 export const sweepGroup = (g: Group): Promise<void> => {
-  const existing = pending.get(g.id);
+  const key = keyOf(g);
+  const existing = pending.get(key);
   if (existing) return existing.done;
   if (!signalGroup(g, 'SIGTERM')) return Promise.resolve();
-  const end = Date.now() + GROUP_SWEEP_MS;
+  const end = performance.now() + GROUP_SWEEP_MS;
   const done = new Promise<void>((resolve) => {
     const tick = (): void => {
       const left = signalGroup(g, 0);
-      if (left && Date.now() < end) {
+      if (left && performance.now() < end) {
         setTimeout(tick, SWEEP_POLL_MS).unref();
         return;
       }
       if (left) signalGroup(g, 'SIGKILL');
-      pending.delete(g.id);
+      pending.delete(key);
       resolve();
     };
     setTimeout(tick, SWEEP_POLL_MS).unref();
   });
-  pending.set(g.id, { g, done });
+  pending.set(key, { g, done });
   return done;
 };
 
-/** Resolves when every sweep under way has ended (a process about to exit waits for them: at most GROUP_SWEEP_MS). */
+/**
+ * Resolves when every sweep under way has ended (a process about to exit waits for them: at most
+ * GROUP_SWEEP_MS). It keeps the process alive meanwhile: the sweeps' own timers do not (a host
+ * whose link and children are gone would otherwise end at once, and its exit hook SIGKILL what is
+ * left without the SIGTERM's second).
+ */
 export const settleSweeps = async (): Promise<void> => {
-  await Promise.all([...pending.values()].map((p) => p.done));
+  if (pending.size === 0) return;
+  const hold = setInterval(() => undefined, GROUP_SWEEP_MS);
+  try {
+    await Promise.all([...pending.values()].map((p) => p.done));
+  } finally {
+    clearInterval(hold);
+  }
 };
 
 /** At exit, no timer will run: every group still being swept gets its SIGKILL now. */

@@ -52,7 +52,9 @@ const signal = (child: ChildProcess, kin: Kin, sig: NodeJS.Signals, now = false)
       if ((e as NodeJS.ErrnoException).code !== 'ESRCH') return;
     }
   }
-  const orphans = sig === 'SIGKILL' && kin.sweepChildGroups && child.pid !== undefined ? groupsLedByChildrenOf(child.pid) : [];
+  // Only while the host is not reaped: until then its pid is its own, never another process's.
+  const running = child.pid !== undefined && child.exitCode === null && child.signalCode === null;
+  const orphans = sig === 'SIGKILL' && kin.sweepChildGroups && running ? groupsLedByChildrenOf(child.pid as number) : [];
   child.kill(sig);
   for (const g of orphans) {
     if (now) signalGroup(g, 'SIGKILL');

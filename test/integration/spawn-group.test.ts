@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { after, describe, it } from 'node:test';
 import { GROUP_SWEEP_MS, groupOf, settleSweeps, signalGroup } from '../../src/supervision/process-groups.js';
 import { spawnPiped, stopPiped } from '../../src/supervision/spawn.js';
@@ -14,11 +15,26 @@ import { alive, killLeftovers, waitFor } from '../helpers/procs.js';
  */
 const HELPER = `${JSON.stringify(process.execPath)} -e "process.on('SIGTERM', () => {}); console.log('ready'); setInterval(() => {}, 1000)"`;
 
+const run = promisify(execFile);
+
 /** Gone within `ms` (a zombie counts as gone: an orphan is reaped by whatever adopted it, maybe late). */
 const gone = async (pid: number, ms: number): Promise<boolean> => waitFor(() => !alive(pid), ms, 50);
 
-/** Every shell and helper started here, for the after() hook: a failed case must not leave one holding the run open. */
+/**
+ * What was started here, for the after() hook (a failed case must not leave a process holding the
+ * run open): helpers by pid, and the leaders of groups, whose whole group is killed.
+ */
 const started = new Set<number>();
+const leaders = new Set<number>();
+const killLeaders = (): void => {
+  for (const pid of leaders) {
+    try {
+      process.kill(-pid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+};
 
 /**
  * A shell that starts the helper in the background, says its pid, then waits for a line; returned
@@ -30,6 +46,7 @@ const start = async (): Promise<{ p: ReturnType<typeof spawnPiped>; helper: numb
     stderr: 'pipe',
     group: true,
   });
+  if (p.pid !== undefined) leaders.add(p.pid);
   let said = '';
   await new Promise<void>((resolve, reject) => {
     p.stdout.on('data', (b: Buffer) => {
@@ -40,13 +57,15 @@ const start = async (): Promise<{ p: ReturnType<typeof spawnPiped>; helper: numb
   });
   const helper = Number(said.split('\n')[0]);
   started.add(helper);
-  if (p.pid !== undefined) started.add(p.pid);
   assert.ok(helper > 0 && alive(helper), `the helper runs (${said})`);
   return { p, helper };
 };
 
 describe('a stdio upstream in a process group of its own', { skip: process.platform !== 'linux', timeout: 30_000 }, () => {
-  after(() => killLeftovers(started));
+  after(() => {
+    killLeaders();
+    killLeftovers(started);
+  });
   it('leads its own group', async () => {
     const { p, helper } = await start();
     // The helper is in the leader's group, not in ours.
@@ -83,6 +102,7 @@ describe('a stdio upstream in a process group of its own', { skip: process.platf
     // starts a stdio child), whose helper ignores SIGTERM; its output comes straight to us.
     const host = `require('node:child_process').spawn('/bin/sh', ['-c', ${JSON.stringify(`${HELPER} & echo $! $$; read line || true`)}], { detached: true, stdio: ['pipe', 'inherit', 'inherit'] }); setInterval(() => {}, 1000);`;
     const p = spawnPiped(process.execPath, ['-e', host], { env: { PATH: '/usr/bin:/bin' }, stderr: 'pipe', sweepChildGroups: true });
+    if (p.pid !== undefined) started.add(p.pid);
     let said = '';
     p.stdout.on('data', (b: Buffer) => {
       said += b.toString();
@@ -90,7 +110,8 @@ describe('a stdio upstream in a process group of its own', { skip: process.platf
     await waitFor(() => said.includes('ready'), 10_000, 20);
     const [helper, shell] = said.split('\n')[0]?.split(' ').map(Number) ?? [];
     assert.ok(helper && shell && alive(helper) && alive(shell), `the shell and its helper run (${said})`);
-    started.add(helper).add(shell);
+    started.add(helper);
+    leaders.add(shell);
     p.kill('SIGKILL');
     await p.exited;
     // The shell's input closed with its host: it ends by itself; the helper gets the sweep's SIGTERM (ignored), then its SIGKILL.
@@ -122,7 +143,7 @@ p.stdout.on('data', (b) => {
   p.stdin.end();
   p.exited.then(() => process.exit(0));
 });`;
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const { stdout: out } = await run(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
       encoding: 'utf8',
       timeout: 20_000,
     });

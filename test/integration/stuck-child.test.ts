@@ -51,11 +51,11 @@ describe('a child that stops answering after a call timed out', () => {
     const t0 = Date.now();
     const stuck = await call('fix_sleep', { ms: 20_000, block: true });
     assert.match(stuck.text, /timed out/, stuck.text.slice(0, 300));
-    // The ping went out as that call timed out (2 s); its 5 s window ends ~5 s from now. A call sent
-    // 4 s from now times out 2 s later, after the kill: it is still waiting when the child is killed,
-    // and is told why. It must be sent between 3 s (else it times out first) and 5 s (else the child
-    // is gone): 1 s of slack either way, less the time this answer took to arrive.
-    await new Promise((r) => setTimeout(r, 4_000));
+    // The ping went out as that call timed out (t0 + 2 s); its 5 s window ends at t0 + 7 s. A call
+    // sent at t0 + 6 s times out 2 s later, after the kill: it is still waiting when the child is
+    // killed, and is told why. It must be sent between t0 + 5 s (else it times out first) and
+    // t0 + 7 s (else the child is gone): 1 s of slack either way.
+    await new Promise((r) => setTimeout(r, t0 + 6_000 - Date.now()));
     const waiting = await call('fix_echo', { text: 'hello?' });
     assert.match(waiting.text, /is stuck: a call timed out and a ping got no answer within 5 s/, waiting.text.slice(0, 300));
     // The ping waits 5 s (callTimeout 2 s, raised to the 5 s floor), then the kill, the crash backoff and a start: under the 20 s block.
