@@ -8,7 +8,8 @@
  * same flood against the floor bridge in the same run (floorCases); BENCH_CASE=bytes-lanegate only
  * lanegate's, BENCH_CASE=bytes-front the byte flood with the quiet lane on another host (what
  * the shared front alone costs it), BENCH_CASE=bytes-apart the byte flood through a second gateway
- * (nothing shared but the machine), BENCH_CASE=floor only the floors. BENCH_GATEWAY_NODE_ARGS
+ * (nothing shared but the machine), BENCH_CASE=bytes-shared the byte flood with both lanes on ONE
+ * shared child, BENCH_CASE=floor only the floors. BENCH_GATEWAY_NODE_ARGS
  * passes node flags to the gateway (e.g. `--cpu-prof --cpu-prof-dir=DIR`, which its hosts inherit).
  */
 import { request } from 'node:http';
@@ -158,7 +159,66 @@ const floorCases = async (): Promise<void> => {
   }
 };
 
+/** What /api/processes says of a gateway's hosts and children. */
+type Processes = {
+  hosts: Record<string, { pid: number; children: { server: string; placement: string; lane?: string; lanes?: string[]; pid: number }[] }>;
+};
+
+/**
+ * The byte flood with BOTH lanes on ONE shared child (BENCH_CASE=bytes-shared): the fixture with a
+ * demonstration, shared once the gateway's own measurement at start has passed. The fair shares
+ * stop at the host: this is what a shared child's own queue costs the quiet lane.
+ */
+const sharedChildCase = async (): Promise<void> => {
+  const gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix:
+    prefix: fix
+    domain: public
+    stdio: { command: node, args: ["${FIXTURE}"] }
+    probe:
+      - { tool: echo, args: { text: "{{canary}}" } }
+lanes:
+  quiet: { servers: [fix] }
+  flood: { servers: [fix] }
+`);
+  try {
+    const url = new URL(gw.url);
+    const tq = await gw.token('quiet');
+    const tf = await gw.token('flood');
+    let shared: Processes['hosts'][string]['children'][number] | undefined;
+    let hostPid = 0;
+    for (let i = 0; i < 600 && !shared?.lanes?.includes('flood'); i += 1) {
+      await post(url, modernCall(tq, i, 'fix_echo', { text: 'w' }));
+      await post(url, modernCall(tf, i, 'fix_echo', { text: 'w' }));
+      const p = (await operatorApi(gw, '/api/processes')) as Processes;
+      for (const h of Object.values(p.hosts)) {
+        const c = h.children.find((x) => x.placement === 'shared' && x.lanes?.includes('quiet'));
+        if (c) [shared, hostPid] = [c, h.pid];
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    if (!shared?.lanes?.includes('flood')) throw new Error('the fixture was not shared by both lanes within 60 s');
+    process.stdout.write(`placement: host pid ${hostPid}: fix shared by ${shared.lanes.join(', ')} (pid ${shared.pid})\n`);
+    for (let i = 0; i < 1500; i += 1) await post(url, modernCall(tq, 10_000 + i, 'fix_echo', { text: 'w' }));
+    await caseRun(
+      'the byte flood with BOTH lanes on ONE shared child',
+      SELF,
+      {
+        quiet: { url: gw.url, token: tq, tool: 'fix_echo' },
+        flood: { url: gw.url, token: tf, tool: 'fix_echo' },
+        pids: async () => ({ front: gw.pid, host: hostPid }),
+      },
+      '--bytes-flood',
+    );
+  } finally {
+    await gw.stop();
+  }
+};
+
 const main = async (): Promise<void> => {
+  if (process.env.BENCH_CASE === 'bytes-shared') return sharedChildCase();
   if (process.env.BENCH_CASE === 'floor') return floorCases();
   const gw = await startGateway(
     `${policyHead()}
