@@ -85,7 +85,12 @@ export const startGateway = async (
   });
   proc.stdout?.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`gateway did not start:\n${out}\n${err}`)), 20_000);
+    // A gateway that has not said it serves within 30 s is killed as it is reported: left running it
+    // kept its test process (and the whole run) waiting on it (seen once, on a machine under load).
+    const t = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`gateway did not start within 30 s:\n${out}\n${err}`));
+    }, 30_000);
     proc.stdout?.on('data', (c: string) => {
       out += c;
       const m = /serving (http:\/\/\S+\/mcp)/.exec(out);
