@@ -12,11 +12,12 @@
  * shared child, BENCH_CASE=floor only the floors. BENCH_GATEWAY_NODE_ARGS
  * passes node flags to the gateway (e.g. `--cpu-prof --cpu-prof-dir=DIR`, which its hosts inherit).
  */
-import { request } from 'node:http';
+
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
+import { FIXTURE, fixtureProbedPolicy, operatorApi, policyHead, startGateway } from '../helpers/gateway.js';
 import { modernCall } from '../helpers/http.js';
-import { FIXTURE, operatorApi, policyHead, startGateway } from '../helpers/gateway.js';
 import { agent, bytesFloodUntilKilled, caseRun, floorBridge, post } from './fairness-case.js';
 
 /** The flooding lane: many sessions and GET streams, 48 slow calls and 16 fast loops, until SIGTERM. */
@@ -170,19 +171,7 @@ type Processes = {
  * stop at the host: this is what a shared child's own queue costs the quiet lane.
  */
 const sharedChildCase = async (): Promise<void> => {
-  const gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix:
-    prefix: fix
-    domain: public
-    stdio: { command: node, args: ["${FIXTURE}"] }
-    probe:
-      - { tool: echo, args: { text: "{{canary}}" } }
-lanes:
-  quiet: { servers: [fix] }
-  flood: { servers: [fix] }
-`);
+  const gw = await startGateway(fixtureProbedPolicy(['quiet', 'flood']));
   try {
     const url = new URL(gw.url);
     const tq = await gw.token('quiet');

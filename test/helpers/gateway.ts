@@ -2,10 +2,10 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { execa, type ResultPromise } from 'execa';
-import { loadPolicy } from '../../src/policy/load.js';
-import { tempDir } from './temp.js';
 import { issueRecordedToken } from '../../src/cli/token.js';
+import { loadPolicy } from '../../src/policy/load.js';
 import { MALLOC_DEFAULTS } from '../../src/supervision/malloc-env.js';
+import { tempDir } from './temp.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CLI = path.join(ROOT, 'dist/cli/main.js');
@@ -198,6 +198,22 @@ ${(o.lanes ?? ['a']).map((l) => `  ${l}: { servers: [fix] }`).join('\n')}
 `,
     { env: o.env },
   );
+
+/**
+ * One shared domain, the fixture as `fix` with a demonstration (`probe`, YAML; by default an echo
+ * of the canary), for `lanes`: fix is shared once a measurement passes.
+ */
+export const fixtureProbedPolicy = (lanes: string[], probe = '[{ tool: echo, args: { text: "{{canary}}" } }]'): string => `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix:
+    prefix: fix
+    domain: public
+    stdio: { command: node, args: ["${FIXTURE}"] }
+    probe: ${probe}
+lanes:
+${lanes.map((l) => `  ${l}: { servers: [fix] }`).join('\n')}
+`;
 
 /** One shared domain, the fixture server as `fix`, lanes a and b using it. */
 export const fixtureTwoLanes = (): string => `trustDomains: { public: { kind: shared } }

@@ -2,20 +2,9 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { cli, FIXTURE, measurePass, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, fixtureProbedPolicy, measurePass, type RunningGateway, startGateway } from '../helpers/gateway.js';
 
-const POLICY = `${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix:
-    prefix: fix
-    domain: public
-    stdio: { command: node, args: ["${FIXTURE}"] }
-    probe: [{ tool: echo, args: { text: "{{canary}}" } }]
-lanes:
-  a: { servers: [fix] }
-  b: { servers: [fix] }
-`;
+const POLICY = fixtureProbedPolicy(['a', 'b']);
 
 interface Row {
   server: string;

@@ -1,19 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
-import { cli, FIXTURE, measurePass, policyHead, type RunningGateway, startGateway } from '../helpers/gateway.js';
+import { cli, FIXTURE, fixtureProbedPolicy, measurePass, type RunningGateway, startGateway } from '../helpers/gateway.js';
 
-const policy = (probe: string) => `${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix:
-    prefix: fix
-    domain: public
-    stdio: { command: node, args: ["${FIXTURE}"] }
-    probe: ${probe}
-lanes:
-  a: { servers: [fix] }
-`;
+const policy = (probe: string): string => fixtureProbedPolicy(['a'], probe);
 
 interface Row {
   server: string;
