@@ -3,6 +3,7 @@ import type { Log } from '../log/lite.js';
 import { escapeUntrusted } from '../log/escape.js';
 import { prefixUri } from '../naming/prefix.js';
 import { ERR, RpcFailure, type RpcNotification, type RpcRequest } from '../rpc/jsonrpc.js';
+import { turn } from '../rpc/turn.js';
 import { routeNotification, routeServerRequest } from './frame-routing.js';
 import type { HostOut } from '../link/protocol.js';
 import type { ProgressTokens } from './progress-tokens.js';
@@ -32,6 +33,9 @@ export interface ChildFrameDeps {
  * use, recorded as a hazard: the child is recycled and the server runs dedicated from then on.
  */
 export class ChildFrames {
+  /** Per child: its notifications still being checked, in order (see deliver). */
+  private readonly notices = new Map<string, Promise<void>>();
+
   constructor(private readonly d: ChildFrameDeps) {}
 
   notification(server: string, scope: ChildScope, n: RpcNotification): void {
@@ -41,13 +45,14 @@ export class ChildFrames {
     const route = routeNotification(scope, n.method, owner !== undefined);
     if (route.kind === 'to_call' && owner) {
       // Exactly the lane (and call) it belongs to, with the token that lane chose.
-      const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, owner.lane, n.method, n.params ?? {}) : n.params;
-      if (!seen) return;
-      const params = { ...seen, progressToken: owner.token };
-      this.d.out.notify(LINK.notify, { lane: owner.lane, token: owner.token, method: n.method, params });
+      this.deliver(slot, `${server} ${scope.key}`, owner.lane, n, (seen) => {
+        const params = { ...seen, progressToken: owner.token };
+        this.d.out.notify(LINK.notify, { lane: owner.lane, token: owner.token, method: n.method, params });
+      });
     } else if (route.kind === 'to_lane') {
-      const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, route.lane, n.method, n.params ?? {}) : n.params;
-      if (seen) this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...seen } });
+      this.deliver(slot, `${server} ${scope.key}`, route.lane, n, (seen) =>
+        this.d.out.notify(LINK.notify, { lane: route.lane, method: n.method, params: { ...seen } }),
+      );
     } else if (route.kind === 'hazard' && slot) {
       // Progress for a call this very child served, after the call ended: late, not foreign. Dropped.
       const was = this.d.progress.retiredCall(n.params?.progressToken);
@@ -68,6 +73,31 @@ export class ChildFrames {
     }
   }
 
+  /**
+   * Sends a notification for one lane once its secret check passes it (redacted, maybe), in the
+   * order the child sent them: one holding long text is read a step at a time (secret-gate.ts), and
+   * the child's notifications after it wait for it instead of overtaking it.
+   */
+  private deliver(slot: ServerSlot | undefined, key: string, lane: string, n: RpcNotification, send: (seen: Params) => void): void {
+    const params = n.params ?? {};
+    const seen = slot && this.d.secrets ? this.d.secrets.notice(slot.config, lane, n.method, params, turn) : params;
+    const before = this.notices.get(key);
+    if (!before && !(seen instanceof Promise)) {
+      if (seen) send(seen);
+      return;
+    }
+    const after = (before ?? Promise.resolve())
+      .then(() => seen)
+      .then((s) => {
+        if (s) send(s);
+      })
+      .catch(() => this.d.log.warn({ event: 'notification_dropped', lane }, 'a notification could not be checked for secrets: dropped'))
+      .finally(() => {
+        if (this.notices.get(key) === after) this.notices.delete(key);
+      });
+    this.notices.set(key, after);
+  }
+
   /** `holder`: the session the request belongs to, when known (a request about one of its tasks). */
   async request(server: string, scope: ChildScope, r: RpcRequest, holder?: string): Promise<Params> {
     const route = routeServerRequest(scope, r.method);
@@ -77,7 +107,8 @@ export class ChildFrames {
       const to = { lane: route.lane, server, ...(holder ? { holder } : {}) };
       const answer = await this.d.out.request(LINK.clientRequest, { ...to, method: r.method, params: r.params ?? {} }, 300_000);
       const slot = this.d.slot(server);
-      if (slot) this.d.secrets?.arguments(slot.config, route.lane, r.method, answer);
+      // A lane's answer can be large (up to gateway.maxBodyBytes): read a step at a time.
+      if (slot) await this.d.secrets?.argumentsPaced(slot.config, route.lane, r.method, answer, turn);
       return answer;
     }
     const slot = this.d.slot(server);

@@ -108,7 +108,7 @@ export const forward = async (
     const seen = judged instanceof Promise ? await paced(judged) : judged;
     return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
   } catch (e) {
-    d.secrets.failure(slot.config, lane, method, e);
+    await d.secrets.failure(slot.config, lane, method, e, turn);
     if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
       throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
     }

@@ -127,17 +127,41 @@ export class SecretGate {
   }
 
   /** `answer`, its long strings scanned a rule at a time with `pause` between passes (a large answer); at once when it has none. */
-  answerPaced(server: ServerConfig, lane: string, method: string, result: Params, pause: () => Promise<void>): Params | Promise<Params> {
-    const found = this.detector.scanPaced(result, 'result', this.policy(server).ignore, pause);
-    const judge = (findings: SecretFinding[]): Params =>
-      findings.length === 0 ? result : this.judgeAnswer(server, lane, method, result, findings);
-    return Array.isArray(found) ? judge(found) : found.then(judge);
+  answerPaced(
+    server: ServerConfig,
+    lane: string,
+    method: string,
+    result: Params,
+    pause: () => Promise<void>,
+    root = 'result',
+  ): Params | Promise<Params> {
+    const found = this.detector.scanPaced(result, root, this.policy(server).ignore, pause);
+    if (Array.isArray(found)) return found.length === 0 ? result : this.judgeAnswer(server, lane, method, result, found);
+    return found.then(async (findings) => {
+      if (findings.length === 0) return result;
+      // Redacted, its long strings are read again a step at a time too (judgeAnswer would read them at once).
+      if (this.answerAction(server, findings) !== 'redacted') return this.judgeAnswer(server, lane, method, result, findings);
+      const redacted = (await this.detector.redactPaced(result, this.policy(server).ignore, pause)) as Params;
+      return this.judgeAnswer(server, lane, method, result, findings, redacted);
+    });
   }
 
-  private judgeAnswer(server: ServerConfig, lane: string, method: string, result: Params, findings: SecretFinding[]): Params {
-    const { p, ignore } = this.policy(server);
+  private answerAction(server: ServerConfig, findings: readonly SecretFinding[]): SecretAction {
+    const { p } = this.policy(server);
     const injected = findings.some((f) => f.rule === INJECTED_RULE);
-    const action: SecretAction = p.answers === 'redact' ? 'redacted' : p.answers === 'log' && !injected ? 'logged' : 'blocked';
+    return p.answers === 'redact' ? 'redacted' : p.answers === 'log' && !injected ? 'logged' : 'blocked';
+  }
+
+  /** What the lane gets of an answer with findings; `done`: its redaction, when already made. */
+  private judgeAnswer(
+    server: ServerConfig,
+    lane: string,
+    method: string,
+    result: Params,
+    findings: SecretFinding[],
+    done?: Params,
+  ): Params {
+    const action = this.answerAction(server, findings);
     this.report(server.name, lane, method, 'answers', action, findings);
     if (action === 'logged') return result;
     if (action === 'blocked')
@@ -146,7 +170,7 @@ export class SecretGate {
         message: `lanegate withheld the answer of upstream "${server.name}": it holds a secret (${said(findings)}); see servers.${server.name}.secrets.answers`,
         data: { [SECRETS_META]: { direction: 'answers', action, findings } },
       });
-    const redacted = this.detector.redact(result, ignore) as Params;
+    const redacted = done ?? (this.detector.redact(result, this.policy(server).ignore) as Params);
     const note = `[lanegate redacted ${findings.length === 1 ? 'a secret' : 'secrets'} from this answer: ${said(findings)}]`;
     if (method === 'tools/call' && Array.isArray(redacted.content)) redacted.content = [...redacted.content, { type: 'text', text: note }];
     const meta = redacted._meta !== null && typeof redacted._meta === 'object' ? (redacted._meta as Params) : {};
@@ -154,24 +178,38 @@ export class SecretGate {
     return redacted;
   }
 
-  /** A child's notification to one lane (progress, a log line): its params, redacted, or undefined to drop it. */
-  notice(server: ServerConfig, lane: string, method: string, params: Params): Params | undefined {
-    try {
-      return this.answer(server, lane, method, params, 'notification');
-    } catch (e) {
+  /**
+   * A child's notification to one lane (progress, a log line): its params, redacted, or undefined to
+   * drop it; a promise of that when it holds long text, read a step at a time as an answer's is.
+   */
+  notice(
+    server: ServerConfig,
+    lane: string,
+    method: string,
+    params: Params,
+    pause: () => Promise<void>,
+  ): Params | undefined | Promise<Params | undefined> {
+    const dropRefused = (e: unknown): undefined => {
       if (e instanceof SecretRefusal) return undefined;
       throw e;
+    };
+    try {
+      const seen = this.answerPaced(server, lane, method, params, pause, 'notification');
+      return seen instanceof Promise ? seen.catch(dropRefused) : seen;
+    } catch (e) {
+      return dropRefused(e);
     }
   }
 
   /**
    * An upstream's error on its way to the lane (its message and data are the upstream's text too).
    * Throws the refusal, or the redacted error, in its place; returns when it may pass as it is.
+   * Long text in it is read a step at a time, `pause` between steps, as an answer's is.
    */
-  failure(server: ServerConfig, lane: string, method: string, e: unknown): void {
+  async failure(server: ServerConfig, lane: string, method: string, e: unknown, pause: () => Promise<void>): Promise<void> {
     if (!(e instanceof RpcFailure) || e instanceof SecretRefusal) return;
     const { message, data } = e.rpc;
-    const redacted = this.answer(server, lane, method, { message, ...(data !== undefined ? { data } : {}) }, 'error');
+    const redacted = await this.answerPaced(server, lane, method, { message, ...(data !== undefined ? { data } : {}) }, pause, 'error');
     if (redacted.message !== message || redacted.data !== data)
       throw new RpcFailure({
         code: e.rpc.code,

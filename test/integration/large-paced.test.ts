@@ -67,3 +67,53 @@ lanes:
     });
   });
 });
+
+/**
+ * Attack round 36 (HIGH): one lane's answer of nested percent-escapes (`%252567%`, which the secret
+ * scan reads through three times) held the shared host's event loop for 12.9 s at 31 MB; every
+ * other lane's call on that host waited as long. The readings are now made a step at a time.
+ */
+describe("one lane's answer of nested percent-escapes does not stall the host it shares", () => {
+  let gw: RunningGateway;
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--big"] } }
+  calm: { prefix: calm, domain: public, stdio: { command: node, args: ["${FIXTURE}"] } }
+lanes:
+  big: { servers: [fix] }
+  other: { servers: [calm] }
+`);
+  });
+  after(async () => gw.stop());
+
+  it("another lane's small calls keep coming back while a 30 MB answer of `%252567%` is scanned (each within 1 s: the one-block reading took 1.6 s here, 10 s before its index was typed arrays)", async () => {
+    const tb = await gw.token('big');
+    const to = await gw.token('other');
+    const warm = await modernPost(gw.url, to, 1, 'tools/call', { name: 'calm_echo', arguments: { text: 'warm' } });
+    assert.equal(warm.status, 200);
+    let done = false;
+    const large = modernPost(gw.url, tb, 2, 'tools/call', { name: 'fix_big', arguments: { n: 30_000_000, unit: '%252567%' } }).finally(
+      () => {
+        done = true;
+      },
+    );
+    const waits: number[] = [];
+    for (let i = 0; !done && i < 2000; i += 1) {
+      const t0 = performance.now();
+      const r = await modernPost(gw.url, to, 10 + i, 'tools/call', { name: 'calm_echo', arguments: { text: `o${i}` } });
+      waits.push(performance.now() - t0);
+      assert.equal(r.status, 200);
+      assert.equal(textOf((r.json as { result: unknown }).result), `o${i}`);
+    }
+    const l = await large;
+    assert.equal(l.status, 200);
+    const got = textOf((l.json as { result: unknown }).result);
+    assert.equal(got.length, 30_000_000, 'the large answer arrives whole');
+    assert.ok(got.startsWith('%252567%%252567%'));
+    assert.ok(waits.length >= 5, `the other lane got ${waits.length} calls in while the large one ran`);
+    const worst = Math.max(...waits);
+    assert.ok(worst < 1000, `the other lane's slowest call took ${Math.round(worst)} ms (${waits.length} calls)`);
+  });
+});

@@ -58,6 +58,12 @@ const byName = (name: string, value: string): string | undefined => {
 
 /** Values a paced scan walks per step: ~3 ms of a body of many small strings on these machines. */
 export const WALK_STEP = 16_384;
+/**
+ * Characters of strings a paced scan reads per step besides: a step of many strings just short of
+ * PACED_CHARS, each read at once, would otherwise add up (attack round 36: 128 strings of 250,000
+ * percent-escapes in one answer are seconds of reading).
+ */
+export const WALK_CHARS = PACED_CHARS;
 
 /** Whether a value can hold a secret: a string, or an object or array (whose keys and values can). */
 const mayHold = (v: unknown): boolean => typeof v === 'string' || (v !== null && typeof v === 'object');
@@ -151,13 +157,18 @@ export class SecretDetector {
    * array are a million fewer allocations).
    */
   private walk(stack: Node[], f: Findings, ignore: ReadonlySet<string> | undefined, long?: Node[], step = Infinity): boolean {
-    for (let walked = 0; stack.length > 0 && f.open; walked += 1) {
-      if (walked >= step) return false;
+    // A string costs a value and its characters; the step ends at WALK_STEP values or WALK_CHARS characters.
+    const chars = step === Infinity ? Infinity : WALK_CHARS;
+    for (let walked = 0, read = 0; stack.length > 0 && f.open; walked += 1) {
+      if (walked >= step || read >= chars) return false;
       const n = stack.pop() as Node;
       const v = n.v;
       if (typeof v === 'string') {
         if (long && v.length >= PACED_CHARS) long.push(n);
-        else for (const h of this.text(v, ignore)) f.add(h.rule, n);
+        else {
+          read += v.length;
+          for (const h of this.text(v, ignore)) f.add(h.rule, n);
+        }
       } else if (Array.isArray(v)) {
         for (let i = v.length - 1; i >= 0; i -= 1) if (mayHold(v[i])) stack.push({ v: v[i], key: i, parent: n });
       } else if (v !== null && typeof v === 'object') {
@@ -165,12 +176,19 @@ export class SecretDetector {
         if (!ignore?.has('gcp_service_account') && isServiceAccount(o)) f.add('gcp_service_account', n);
         for (const k of Object.keys(o)) {
           const child: Node = { v: o[k], key: k, parent: n };
+          const x = o[k];
+          if (long && k.length >= PACED_CHARS) {
+            // A long key is read paced too, its findings under the hidden key's path.
+            long.push({ v: k, key: k, parent: n, hidden: true });
+            if (mayHold(x)) stack.push(child);
+            continue;
+          }
+          read += k.length;
           const keyHits = this.text(k, ignore);
           if (keyHits.length > 0) {
             child.hidden = true;
             for (const h of keyHits) f.add(h.rule, child);
           }
-          const x = o[k];
           const byName = typeof x === 'string' ? secretByName(k, x) : undefined;
           if (byName && !ignore?.has(byName)) f.add(byName, child);
           if (mayHold(x)) stack.push(child);
@@ -181,9 +199,10 @@ export class SecretDetector {
   }
 
   /** The value with every secret cut out (`[secret redacted: RULE]`), rebuilt where it changed. */
-  redact(value: unknown, ignore?: ReadonlySet<string>, depth = 0): unknown {
+  redact(value: unknown, ignore?: ReadonlySet<string>, depth = 0, known?: ReadonlyMap<string, TextHit[]>): unknown {
+    const hitsOf = (s: string): TextHit[] => known?.get(s) ?? this.text(s, ignore);
     if (typeof value === 'string') {
-      const hits = this.text(value, ignore);
+      const hits = hitsOf(value);
       if (hits.length === 0) return value;
       // Past the bound on hits a string may hold more than was found: none of it passes.
       return hits.length >= MAX_HITS
@@ -191,16 +210,51 @@ export class SecretDetector {
         : redactText(value, hits);
     }
     if (depth > 2_000) return '[secret redacted: too deep to scan]';
-    if (Array.isArray(value)) return value.map((x) => this.redact(x, ignore, depth + 1));
+    if (Array.isArray(value)) return value.map((x) => this.redact(x, ignore, depth + 1, known));
     if (value === null || typeof value !== 'object') return value;
     const o = value as Record<string, unknown>;
     if (!ignore?.has('gcp_service_account') && isServiceAccount(o)) return '[secret redacted: gcp_service_account]';
     const out: Record<string, unknown> = {};
     for (const [k, x] of Object.entries(o)) {
-      const key = this.text(k, ignore).length > 0 ? redactText(k, this.text(k, ignore)) : k;
+      const keyHits = hitsOf(k);
+      const key = keyHits.length > 0 ? redactText(k, keyHits) : k;
       const byName = typeof x === 'string' ? secretByName(k, x) : undefined;
-      out[key] = byName && !ignore?.has(byName) ? `[secret redacted: ${byName}]` : this.redact(x, ignore, depth + 1);
+      out[key] = byName && !ignore?.has(byName) ? `[secret redacted: ${byName}]` : this.redact(x, ignore, depth + 1, known);
     }
     return out;
   }
+
+  /**
+   * `redact`, its long strings (values and keys of PACED_CHARS or more) read first a rule at a time
+   * with `pause` between passes, as scanPaced reads them; the rebuild then looks their hits up
+   * instead of reading them again at once (attack round 36: a redacted answer's whole second
+   * reading was one block).
+   */
+  async redactPaced(value: unknown, ignore: ReadonlySet<string> | undefined, pause: () => Promise<void>): Promise<unknown> {
+    const known = new Map<string, TextHit[]>();
+    const also = this.injected.size > 0 ? this.injected : undefined;
+    for (const s of longStrings(value)) if (!known.has(s)) known.set(s, await scanTextPaced(s, ignore, pause, also));
+    await pause();
+    return this.redact(value, ignore, 0, known);
+  }
 }
+
+/** The strings (values and keys) of PACED_CHARS or more in a JSON value. Iterative. */
+const longStrings = (value: unknown): string[] => {
+  const out: string[] = [];
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.length >= PACED_CHARS) out.push(v);
+    } else if (Array.isArray(v)) {
+      for (const x of v) if (mayHold(x)) stack.push(x);
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+        if (k.length >= PACED_CHARS) out.push(k);
+        if (mayHold(x)) stack.push(x);
+      }
+    }
+  }
+  return out;
+};
