@@ -95,6 +95,22 @@ describe('reading through disguises a step at a time (attack round 36: one readi
   });
 });
 
+describe('a scan for findings keeps no index of its readings', () => {
+  it('finds the same rules without one, each placed on the whole string', async () => {
+    const pad = '%252567%'.repeat(Math.ceil(PACED_CHARS / 8));
+    const text = `${pad} ${encoded(GITHUB, 3)} ${pad} ${encoded(GITHUB, 2)} ${GITHUB}`;
+    const exact = await scanTextPaced(text, undefined, async () => {});
+    const found = await scanTextPaced(text, undefined, async () => {}, undefined, undefined, false);
+    assert.deepEqual([...new Set(found.map((h) => h.rule))], [...new Set(exact.map((h) => h.rule))]);
+    assert.deepEqual(
+      found.filter((h) => h.start !== exact.find((e) => e.start === h.start)?.start),
+      [{ rule: 'github_token', start: 0, end: text.length }],
+      'the token in plain sight keeps its range; the ones read through escapes are placed on the whole string, once',
+    );
+    assert.equal(exact.length, 3);
+  });
+});
+
 describe('a paced walk counts characters too, and redaction and notifications are paced', () => {
   const d = new SecretDetector();
 

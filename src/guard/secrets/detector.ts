@@ -2,7 +2,7 @@ import { shannon, isPlaceholder } from './entropy.js';
 import { INJECTED_RULE, InjectedSecrets } from './injected.js';
 import { isSecretName } from './rules.js';
 import { readThrough } from './normalise.js';
-import { MAX_HITS, PACED_CHARS, redactText, scanText, scanTextPaced, type TextHit } from './text.js';
+import { MAX_HITS, PACED_CHARS, redactText, SCAN_WINDOW, scanText, scanTextPaced, type TextHit } from './text.js';
 
 /** A secret found in a JSON value: the rule and where. Never the value; safe to log and to send. */
 export interface SecretFinding {
@@ -144,7 +144,8 @@ export class SecretDetector {
         if (!f.open) break;
         const s = n.v as string;
         const also = this.injected.size > 0 ? this.injected : undefined;
-        for (const h of await scanTextPaced(s, ignore, pause, also)) f.add(h.rule, n);
+        // Findings name rules and paths, not ranges: the readings keep no index (scanTextPaced).
+        for (const h of await scanTextPaced(s, ignore, pause, also, SCAN_WINDOW, false)) f.add(h.rule, n);
       }
       return f.out;
     })();

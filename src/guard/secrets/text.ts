@@ -212,6 +212,8 @@ const scanRulesPaced = async (
  * each rule is one pass of well under a millisecond a MB, so other lanes' messages are handled
  * between the passes instead of waiting for all of them (issue 19: a 3.9 MB answer's scan was one
  * 9 ms block). The same rules in the same order, through the same disguises: the same hits as scanText.
+ * Without `ranges`, a hit found only through a disguise is placed on the whole string (no index of
+ * the readings is kept: a scan that reports which rules matched, and where in the value, needs none).
  */
 export const scanTextPaced = async (
   text: string,
@@ -219,11 +221,12 @@ export const scanTextPaced = async (
   pause: () => Promise<void>,
   also?: Finder,
   window = SCAN_WINDOW,
+  ranges = true,
 ): Promise<TextHit[]> => {
   const hits = await scanRulesPaced(text, ignore, pause, window);
   if (also) for (const h of also.find(text)) hits.push(h);
   // Read through disguises a step at a time too (attack round 36: the reading was one block).
-  const n = await readThroughPaced(text, pause);
+  const n = await readThroughPaced(text, pause, undefined, ranges);
   if (!n) return hits;
   const more = await scanRulesPaced(n.text, ignore, pause, window);
   if (also) for (const h of also.find(n.text)) more.push(h);
