@@ -104,7 +104,51 @@ lanes:
     assert.equal(r.status, 429, r.text.slice(0, 300));
     const body = JSON.parse(r.text) as { error?: { message?: string; data?: { limit?: string } } };
     assert.equal(body.error?.data?.limit, 'gateway.limits.bytesInFlightPerLane');
-    assert.match(body.error?.message ?? '', /unread/);
+    assert.match(body.error?.message ?? '', /still hold \d+ bytes of answers unread/);
+    assert.equal((body as { id?: unknown }).id, 2, "the refusal answers the call's id (attack round 36: it was null)");
     assert.ok(ms >= BYTE_TURN_WAIT_MS - 1000 && ms < BYTE_TURN_WAIT_MS + 8000, `answered after ${ms} ms`);
+  });
+});
+
+/**
+ * Attack round 36 (LOW): the same refusal told a lane whose clients held nothing unread that they
+ * "still hold 0 bytes of answers unread". What held the turn there is the lane's own large call
+ * still in flight; the refusal says so.
+ */
+describe("a lane's small call behind its own large call in flight is told what held it", () => {
+  let gw: RunningGateway;
+  const agent = new Agent({ keepAlive: false });
+  before(async () => {
+    gw = await startGateway(`${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--big"] } }
+lanes:
+  a: { servers: [fix] }
+`);
+  });
+  after(async () => {
+    agent.destroy();
+    await gw?.stop();
+  });
+
+  it('nothing unread, one weighed call sleeping: the refusal names the call in flight, not unread bytes', async () => {
+    const token = await gw.token('a');
+    const url = new URL(gw.url);
+    const read = modernCall(token, 1, 'fix_big', { n: 15_000_000 });
+    assert.equal((await send(url, read.body, read.headers, agent)).status, 200);
+    // Weighed by the 15 MB answer, this call holds the lane's answer turn while it sleeps.
+    const slow = modernCall(token, 2, 'fix_sleep', { ms: BYTE_TURN_WAIT_MS + 5000 });
+    const sleeping = send(url, slow.body, slow.headers, agent);
+    await new Promise((r) => setTimeout(r, 300));
+    const small = modernCall(token, 3, 'fix_echo', { text: 'small' });
+    const r = await send(url, small.body, small.headers, agent);
+    assert.equal(r.status, 429, r.text.slice(0, 300));
+    const body = JSON.parse(r.text) as { id?: unknown; error?: { message?: string; data?: { limit?: string } } };
+    assert.equal(body.error?.data?.limit, 'gateway.limits.bytesInFlightPerLane');
+    assert.match(body.error?.message ?? '', /other large calls still in flight/);
+    assert.doesNotMatch(body.error?.message ?? '', /unread/);
+    assert.equal(body.id, 3);
+    assert.equal((await sleeping).status, 200, 'the call that held the turn completes');
   });
 });

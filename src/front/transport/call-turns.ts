@@ -21,6 +21,7 @@ export const takeTurns = async (
 ): Promise<Replied | undefined> => {
   // Reachable by the lane's cancellation only while it waits: a call that runs at once costs nothing here.
   const w: Waiter = {
+    id: x.id,
     signal: x.abort.signal,
     waiting: () => {
       d.calls.track(x);

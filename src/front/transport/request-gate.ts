@@ -43,6 +43,8 @@ export const CANCELLED_WAITING = Symbol('cancelled while waiting for its turn');
 export interface Waiter {
   readonly signal: AbortSignal;
   readonly waiting: () => () => void;
+  /** The call's JSON-RPC id: a refusal answers it (the body was read: it is known). */
+  readonly id?: unknown;
 }
 
 /**
@@ -104,13 +106,17 @@ export const takeTurn = async (
   const a = d.fair.enter(lane);
   if (a.kind === 'full') {
     const limit = d.policy().gateway.limits.callsPerLane;
-    return refuseLoad(c, {
-      status: 429,
-      setting: 'gateway.limits.callsPerLane',
-      limit,
-      message: `Too many calls of this lane in flight or waiting (${limit}); finish some first, or raise gateway.limits.callsPerLane`,
-      retryAfterS: 1,
-    });
+    return refuseLoad(
+      c,
+      {
+        status: 429,
+        setting: 'gateway.limits.callsPerLane',
+        limit,
+        message: `Too many calls of this lane in flight or waiting (${limit}); finish some first, or raise gateway.limits.callsPerLane`,
+        retryAfterS: 1,
+      },
+      w?.id ?? null,
+    );
   }
   return runOrWait(c, a, w);
 };
@@ -183,24 +189,41 @@ export const takeAnswerTurn = async (
   const held = d.send.of(lane);
   const limit = d.policy().gateway.limits.unsentBytesPerLane;
   if (held > 0 && held + expected > limit)
-    return refuseLoad(c, {
-      status: 429,
-      setting: 'gateway.limits.unsentBytesPerLane',
-      limit,
-      message: `This lane's clients have ${held} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
-      retryAfterS: 1,
-    });
+    return refuseLoad(
+      c,
+      {
+        status: 429,
+        setting: 'gateway.limits.unsentBytesPerLane',
+        limit,
+        message: `This lane's clients have ${held} bytes of answers they have not read, and its recent answers are ${expected} bytes: read (or close) them first, or raise gateway.limits.unsentBytesPerLane`,
+        retryAfterS: 1,
+      },
+      w?.id ?? null,
+    );
   // Bounded as a body's turn is: a lane's clients that hold large answers unread (each released
   // only when read, or when its connection stalls out) held another client's small call of the
   // same lane past 60 s without a word (attack round 17, MEDIUM-3).
   return runOrWait(c, d.answerBytes.enter(lane, expected), w, {
     ms: BYTE_TURN_WAIT_MS,
-    refuse: () =>
-      refuseBytesInFlight(
+    refuse: () => {
+      // What held the turn: answers still unread by its clients, or (none left unread) its other large calls in flight.
+      const unread = d.send.of(lane);
+      const why =
+        unread > 0
+          ? `its clients still hold ${unread} bytes of answers unread: this call waited ${BYTE_TURN_WAIT_MS / 1000} s for its turn. Read (or close) those answers first`
+          : `its other large calls still in flight held this call's turn for ${BYTE_TURN_WAIT_MS / 1000} s: make fewer such calls at once`;
+      return refuseLoad(
         c,
-        d,
-        `This lane's recent answers are ${expected} bytes each, and its clients still hold ${d.send.of(lane)} bytes of answers unread: this call waited ${BYTE_TURN_WAIT_MS / 1000} s for its turn. Read (or close) those answers first`,
-      ),
+        {
+          status: 429,
+          setting: 'gateway.limits.bytesInFlightPerLane',
+          limit: d.policy().gateway.limits.bytesInFlightPerLane,
+          message: `This lane's recent answers are ${expected} bytes each, and ${why}, or raise gateway.limits.bytesInFlightPerLane`,
+          retryAfterS: 1,
+        },
+        w?.id ?? null,
+      );
+    },
   });
 };
 
