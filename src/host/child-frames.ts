@@ -105,8 +105,13 @@ export class ChildFrames {
     if (route.kind === 'relay') {
       // A child that serves one lane: its request goes to that lane's client, and the answer back.
       const to = { lane: route.lane, server, ...(holder ? { holder } : {}) };
-      const answer = await this.d.out.request(LINK.clientRequest, { ...to, method: r.method, params: r.params ?? {} }, 300_000);
       const slot = this.d.slot(server);
+      // What the upstream asks (a sampling prompt, an elicitation's message) is its text to the lane:
+      // it crosses the gate as an answer does; refused, the child gets the refusal as its error.
+      const asked = r.params ?? {};
+      const params =
+        slot && this.d.secrets ? await this.d.secrets.answerPaced(slot.config, route.lane, r.method, asked, turn, 'request') : asked;
+      const answer = await this.d.out.request(LINK.clientRequest, { ...to, method: r.method, params }, 300_000);
       // A lane's answer can be large (up to gateway.maxBodyBytes): read a step at a time.
       if (slot) await this.d.secrets?.argumentsPaced(slot.config, route.lane, r.method, answer, turn);
       return answer;

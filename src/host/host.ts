@@ -31,6 +31,7 @@ import { replayOn, TripwireWatch } from './tripwire-watch.js';
 import { absenceOf } from './absence.js';
 import { SpotChecks, spotEveryMs } from './spot-checks.js';
 import { HostTasks, TASK_METHODS } from './tasks.js';
+import { turn } from '../rpc/turn.js';
 
 type Params = Record<string, unknown>;
 
@@ -90,7 +91,12 @@ export class Host {
       serversOf: (lane) => this.cfg.lanes[lane] ?? [],
       notify: out.notify.bind(out),
       log,
-      answer: (slot, lane, result) => this.secrets.answer(slot.config, lane, 'tools/call', result),
+      // A task's traffic crosses the gate as a call's does; its result can be as large as an answer: read a step at a time.
+      secrets: {
+        answer: (slot, lane, result) => this.secrets.answerPaced(slot.config, lane, 'tools/call', result, turn),
+        failure: (slot, lane, err) => this.secrets.failure(slot.config, lane, 'tools/call', err, turn),
+        input: async (slot, lane, method, params) => this.secrets.argumentsPaced(slot.config, lane, method, params, turn),
+      },
     });
     this.guard = new HostGuard(
       cfg.stateDir,

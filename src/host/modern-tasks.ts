@@ -16,21 +16,37 @@ export const MAX_PARKED = 16;
  * ask the client): each such request is parked as one of the task's `inputRequests` until the lane
  * answers it with tasks/update; the final result or error is kept for tasks/get to carry.
  */
-export const startModern = (e: Entry, prefix: string): void => {
+export const startModern = (e: Entry, prefix: string, check?: FinalCheck): void => {
   const state: ModernState = { inputs: new Map(), seq: 0 };
   e.modern = state;
-  e.conn.request('tasks/result', { taskId: e.upstreamId }, Math.max(1, e.expiresAt - Date.now())).then(
-    (r) => {
-      state.final = { result: prefixResultUris('tools/call', prefix, inlinedResult(r)) };
-    },
-    (err: unknown) => {
-      state.final = {
-        error:
-          err instanceof RpcFailure ? { code: err.rpc.code, message: err.rpc.message } : { code: ERR.internal, message: 'internal error' },
-      };
-    },
-  );
+  const failed = (err: unknown): void => {
+    state.final = {
+      error:
+        err instanceof RpcFailure ? { code: err.rpc.code, message: err.rpc.message } : { code: ERR.internal, message: 'internal error' },
+    };
+  };
+  e.conn
+    .request('tasks/result', { taskId: e.upstreamId }, Math.max(1, e.expiresAt - Date.now()))
+    .then(
+      async (r) => {
+        // Checked once, as it comes: every tasks/get after carries it as it was let through.
+        const shown = inlinedResult(r);
+        state.final = { result: prefixResultUris('tools/call', prefix, check ? await check.answer(shown) : shown) };
+      },
+      async (err: unknown) => {
+        // An upstream's error is its text too: it passes the gate, or what replaces it is kept.
+        if (check) await check.failure(err);
+        failed(err);
+      },
+    )
+    .catch(failed);
 };
+
+/** What a task's final answer passes before any tasks/get carries it (the secret gate). */
+export interface FinalCheck {
+  answer(result: Params): Params | Promise<Params>;
+  failure(err: unknown): Promise<void>;
+}
 
 /** A child's request about a 2026-07-28 lane's task: held for the lane's tasks/update (until the task expires). */
 export const park = (e: Entry, r: RpcRequest): Promise<Params> =>

@@ -55,8 +55,18 @@ export interface HostTaskDeps {
   serversOf: (lane: string) => readonly string[];
   notify: HostOut['notify'];
   log: Log;
-  /** What an answer passes before a lane sees it (the secret scan); a task's result passes it too. */
-  answer?: (slot: ServerSlot, lane: string, result: Params) => Params;
+  /** The secret gate a task's traffic crosses as a call's does (secret-gate.ts). */
+  secrets?: TaskSecrets;
+}
+
+/** What a task's messages pass on their way (host.ts builds it on the host's SecretGate). */
+export interface TaskSecrets {
+  /** An upstream's result (or task state) on its way to the lane: as it is, redacted, or a refusal thrown. */
+  answer(slot: ServerSlot, lane: string, result: Params): Params | Promise<Params>;
+  /** An upstream's error on its way to the lane: resolves when it may pass, else rejects with what replaces it. */
+  failure(slot: ServerSlot, lane: string, err: unknown): Promise<void>;
+  /** What the lane sends up (its answers to the upstream's requests): resolves when it may pass, else rejects. */
+  input(slot: ServerSlot, lane: string, method: string, params: Params): Promise<void>;
 }
 
 export interface TaskCaller {
@@ -152,7 +162,12 @@ export class HostTasks {
     });
     this.d.log.info({ event: 'task_created', server: e.server, lane: e.lane }, 'task created');
     if (who.era !== 'modern') return { ...result, task: laneTask(e) };
-    startModern(e, slot.config.prefix);
+    const secrets = this.d.secrets;
+    startModern(
+      e,
+      slot.config.prefix,
+      secrets && { answer: (r) => secrets.answer(slot, who.lane, r), failure: (err) => secrets.failure(slot, who.lane, err) },
+    );
     return { resultType: 'task', ...modernTask(e.id, task as Params, e.status) };
   }
 
@@ -179,7 +194,17 @@ export class HostTasks {
     const e = this.owned(params.taskId, who);
     const slot = this.d.byPrefix(splitPrefixed(e.id)?.prefix ?? '');
     const timeoutMs = slot?.config.callTimeoutMs ?? 60_000;
-    if (e.modern) return modernHandle(e, method, params, timeoutMs, signal);
+    const secrets = slot ? this.d.secrets : undefined;
+    // What the upstream says reaches the lane only through the secret gate (the lane's own answers go up through it too).
+    const seen = async (shown: Params): Promise<Params> => (slot && secrets ? secrets.answer(slot, e.lane, shown) : shown);
+    if (e.modern) {
+      if (method === 'tasks/update' && slot && secrets) await secrets.input(slot, e.lane, method, params);
+      const shown = await modernHandle(e, method, params, timeoutMs, signal);
+      // The final result was checked once, when it came (startModern); the rest (status, input requests) here.
+      const { result, ...rest } = shown;
+      const checked = await seen(rest);
+      return result === undefined ? checked : { ...checked, result };
+    }
     if (e.gone) return goneAnswer(method, e);
     let result: Params;
     try {
@@ -189,17 +214,18 @@ export class HostTasks {
       if (err instanceof RpcFailure && err.rpc.code === ERR.unavailable && (await goneSoon(e))) return goneAnswer(method, e);
       if (err instanceof RpcFailure && (err.rpc.code === ERR.unavailable || err.rpc.code === ERR.timeout))
         throw new RpcFailure({ code: err.rpc.code, message: `upstream "${e.server}": ${err.rpc.message}` });
+      if (slot && secrets) await secrets.failure(slot, e.lane, err);
       throw err;
     }
     if (method === 'tasks/result') {
       e.settled = true;
       const shown = withRelatedTask(result, e.id) ?? result;
       if (!slot) return shown;
-      return prefixResultUris('tools/call', slot.config.prefix, this.d.answer ? this.d.answer(slot, e.lane, shown) : shown);
+      return prefixResultUris('tools/call', slot.config.prefix, await seen(shown));
     }
     this.table.observe(e, result);
     if (method === 'tasks/cancel') e.settled = true;
-    return laneTask(e, result);
+    return seen(laneTask(e, result));
   }
 
   /** The caller's task, or the one not-found answer (unknown, expired, another lane's or session's). */

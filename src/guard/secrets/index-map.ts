@@ -1,4 +1,5 @@
-/** Pieces a chunk of an IndexMap holds (12 bytes each). */
+/** Pieces the first chunk of an IndexMap holds (12 bytes each); each next one twice as many, up to CHUNK. */
+const FIRST_CHUNK = 16;
 const CHUNK = 8192;
 
 /**
@@ -17,17 +18,11 @@ export class IndexMap {
   private readonly firsts: number[] = [];
   private last = new Int32Array(0);
   /** Pieces in the last chunk. */
-  private fill = CHUNK;
+  private fill = 0;
 
   run(n: number, o: number): void {
     const k = (this.fill - 1) * 3;
-    if (
-      this.fill > 0 &&
-      this.chunks.length > 0 &&
-      this.last[k + 2] === -1 &&
-      (this.last[k + 1] as number) - (this.last[k] as number) === o - n
-    )
-      return;
+    if (this.fill > 0 && this.last[k + 2] === -1 && (this.last[k + 1] as number) - (this.last[k] as number) === o - n) return;
     this.push(n, o, -1);
   }
 
@@ -45,8 +40,9 @@ export class IndexMap {
   }
 
   private push(n: number, o: number, oEnd: number): void {
-    if (this.fill === CHUNK) {
-      this.last = new Int32Array(CHUNK * 3);
+    if (this.fill * 3 === this.last.length) {
+      // Small first (most maps are of a short string), doubling to CHUNK.
+      this.last = new Int32Array((this.last.length === 0 ? FIRST_CHUNK : Math.min(CHUNK, (this.last.length / 3) * 2)) * 3);
       this.chunks.push(this.last);
       this.firsts.push(n);
       this.fill = 0;
@@ -69,7 +65,7 @@ export class IndexMap {
     }
     const chunk = this.chunks[lo] as Int32Array;
     let a = 0;
-    let b = (lo === this.chunks.length - 1 ? this.fill : CHUNK) - 1;
+    let b = (lo === this.chunks.length - 1 ? this.fill : chunk.length / 3) - 1;
     while (a < b) {
       const mid = (a + b + 1) >> 1;
       if ((chunk[mid * 3] as number) <= i) a = mid;

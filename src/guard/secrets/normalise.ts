@@ -18,7 +18,10 @@ const grow = (units: Uint16Array, need: number): Uint16Array => {
 const fromUnits = (units: Uint16Array, n: number): string => {
   let wide = false;
   for (let i = 0; i < n && !wide; i += 1) wide = (units[i] as number) > 0xff;
-  if (!wide) return Buffer.from(Uint8Array.from(units.subarray(0, n))).toString('latin1');
+  if (!wide) {
+    const bytes = Uint8Array.from(units.subarray(0, n));
+    return Buffer.from(bytes.buffer, bytes.byteOffset, n).toString('latin1');
+  }
   if (LITTLE_ENDIAN) return Buffer.from(units.buffer, units.byteOffset, n * 2).toString('utf16le');
   let s = '';
   for (let i = 0; i < n; i += 4096) s += String.fromCharCode(...units.subarray(i, Math.min(n, i + 4096)));
