@@ -242,17 +242,21 @@ export class HostTasks {
     const mine = this.table.ownedBy(who.lane, who.holder).filter((e) => servers.includes(e.server));
     const tasks = await Promise.all(
       mine.map(async (e) => {
-        if (e.gone || TERMINAL.has(e.status)) return laneTask(e);
+        const slot = this.d.byPrefix(splitPrefixed(e.id)?.prefix ?? '');
+        // Each task's state is the upstream's text: through the gate, or left out of the list if refused.
+        const seen = async (t: Params): Promise<Params | undefined> =>
+          slot && this.d.secrets ? Promise.resolve(this.d.secrets.answer(slot, e.lane, t)).catch(() => undefined) : t;
+        if (e.gone || TERMINAL.has(e.status)) return seen(laneTask(e));
         try {
           const now = await e.conn.request('tasks/get', { taskId: e.upstreamId }, LIST_POLL_MS);
           this.table.observe(e, now);
-          return laneTask(e, now);
+          return seen(laneTask(e, now));
         } catch {
-          return laneTask(e);
+          return seen(laneTask(e));
         }
       }),
     );
-    return { tasks };
+    return { tasks: tasks.filter((t) => t !== undefined) };
   }
 
   /** A child's notification: a task status goes to the owning session only. Returns whether it was one. */
@@ -298,7 +302,14 @@ export class HostTasks {
     return this.table.holds(server, childKey);
   }
 
+  /** A task's status to its session, through the secret gate (its statusMessage is the upstream's text): withheld if refused. */
   private tell(e: Entry, task: Params): void {
-    this.d.notify(LINK.laneEvent, { lane: e.lane, holders: [e.holder], method: TASK_STATUS, params: task });
+    const slot = this.d.byPrefix(splitPrefixed(e.id)?.prefix ?? '');
+    const send = (params: Params): void =>
+      this.d.notify(LINK.laneEvent, { lane: e.lane, holders: [e.holder], method: TASK_STATUS, params });
+    if (!slot || !this.d.secrets) return send(task);
+    Promise.resolve()
+      .then(() => this.d.secrets?.answer(slot, e.lane, task) ?? task)
+      .then(send, () => this.d.log.warn({ event: 'task_status_withheld', server: e.server, lane: e.lane }, 'a task status was withheld'));
   }
 }
