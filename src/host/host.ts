@@ -30,7 +30,7 @@ import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
 import { absenceOf } from './absence.js';
 import { SpotChecks, spotEveryMs } from './spot-checks.js';
-import { HostTasks, TASK_METHODS } from './tasks.js';
+import { HostTasks, TASK_METHODS, type TaskSecrets } from './tasks.js';
 import { turn } from '../rpc/turn.js';
 
 type Params = Record<string, unknown>;
@@ -91,12 +91,7 @@ export class Host {
       serversOf: (lane) => this.cfg.lanes[lane] ?? [],
       notify: out.notify.bind(out),
       log,
-      // A task's traffic crosses the gate as a call's does; its result can be as large as an answer: read a step at a time.
-      secrets: {
-        answer: (slot, lane, result) => this.secrets.answerPaced(slot.config, lane, 'tools/call', result, turn),
-        failure: (slot, lane, err) => this.secrets.failure(slot.config, lane, 'tools/call', err, turn),
-        input: async (slot, lane, method, params) => this.secrets.argumentsPaced(slot.config, lane, method, params, turn),
-      },
+      secrets: taskSecrets(this.secrets),
     });
     this.guard = new HostGuard(
       cfg.stateDir,
@@ -317,3 +312,10 @@ export class Host {
     await Promise.all([...this.slots.values()].map((s) => s.close()));
   }
 }
+
+/** A task's traffic crosses the gate as a call's does; its result can be as large as an answer: read a step at a time. */
+const taskSecrets = (gate: SecretGate): TaskSecrets => ({
+  answer: (slot, lane, result) => gate.answerPaced(slot.config, lane, 'tools/call', result, turn),
+  failure: (slot, lane, err) => gate.failure(slot.config, lane, 'tools/call', err, turn),
+  input: async (slot, lane, method, params) => gate.argumentsPaced(slot.config, lane, method, params, turn),
+});
