@@ -307,7 +307,10 @@ export class HostTasks {
     const slot = this.d.byPrefix(splitPrefixed(e.id)?.prefix ?? '');
     const send = (params: Params): void =>
       this.d.notify(LINK.laneEvent, { lane: e.lane, holders: [e.holder], method: TASK_STATUS, params });
-    if (!slot || !this.d.secrets) return send(task);
+    if (!slot || !this.d.secrets) {
+      send(task);
+      return;
+    }
     Promise.resolve()
       .then(() => this.d.secrets?.answer(slot, e.lane, task) ?? task)
       .then(send, () => this.d.log.warn({ event: 'task_status_withheld', server: e.server, lane: e.lane }, 'a task status was withheld'));
