@@ -24,14 +24,13 @@ import { processesOf } from './lane-moves.js';
 import type { GateDeps } from './call-gate.js';
 import { type ForwardDeps, forward } from './forward.js';
 import { hostSlotHooks } from './slot-hooks.js';
-import { SecretGate } from './secret-gate.js';
+import { SecretGate, taskSecrets } from './secret-gate.js';
 import { Coalescer } from './coalesce.js';
 import { Promotions } from './promotion.js';
 import { replayOn, TripwireWatch } from './tripwire-watch.js';
 import { absenceOf } from './absence.js';
 import { SpotChecks, spotEveryMs } from './spot-checks.js';
-import { HostTasks, TASK_METHODS, type TaskSecrets } from './tasks.js';
-import { turn } from '../rpc/turn.js';
+import { HostTasks, TASK_METHODS } from './tasks.js';
 
 type Params = Record<string, unknown>;
 
@@ -312,10 +311,3 @@ export class Host {
     await Promise.all([...this.slots.values()].map((s) => s.close()));
   }
 }
-
-/** A task's traffic crosses the gate as a call's does; its result can be as large as an answer: read a step at a time. */
-const taskSecrets = (gate: SecretGate): TaskSecrets => ({
-  answer: (slot, lane, result) => gate.answerPaced(slot.config, lane, 'tools/call', result, turn),
-  failure: (slot, lane, err) => gate.failure(slot.config, lane, 'tools/call', err, turn),
-  input: async (slot, lane, method, params) => gate.argumentsPaced(slot.config, lane, method, params, turn),
-});

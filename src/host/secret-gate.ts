@@ -1,3 +1,5 @@
+import { turn } from '../rpc/turn.js';
+import type { TaskSecrets } from './tasks.js';
 import { SecretDetector, type SecretFinding } from '../guard/secrets/detector.js';
 import { INJECTED_RULE } from '../guard/secrets/injected.js';
 import { type HostOut, LINK, META } from '../link/protocol.js';
@@ -234,3 +236,10 @@ export class SecretGate {
     this.out.notify(LINK.secret, { server, lane, direction, action, rules });
   }
 }
+
+/** A task's traffic crosses the gate as a call's does; its result can be as large as an answer: read a step at a time. */
+export const taskSecrets = (gate: SecretGate): TaskSecrets => ({
+  answer: (slot, lane, result) => gate.answerPaced(slot.config, lane, 'tools/call', result, turn),
+  failure: (slot, lane, err) => gate.failure(slot.config, lane, 'tools/call', err, turn),
+  input: async (slot, lane, method, params) => gate.argumentsPaced(slot.config, lane, method, params, turn),
+});
