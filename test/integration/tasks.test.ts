@@ -250,8 +250,15 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     const r = await codeOf(client.experimental.tasks.getTaskResult(id, CallToolResultSchema));
     assert.match(r.message, /upstream "everything" was stopped.*the task's result is gone/);
     assert.ok(statusesOf(seen, id).includes('failed'));
-    // The server runs on under the new policy: a new task completes.
+    // The server runs on under the new policy: a new task completes. Its child is started afresh
+    // first (a fresh-clone CI run once got a plain answer, no task, to the call sent right after
+    // the reload: see the stop's note), as the lines above wait for it after the kill.
     await client.listTools();
+    for (let i = 0; i < 100; i += 1) {
+      const r = await client.callTool({ name: 'every_echo', arguments: { message: 'up?' } });
+      if (!r.isError) break;
+      await new Promise((res) => setTimeout(res, 200));
+    }
     let report = '';
     for await (const m of client.experimental.tasks.callToolStream(
       { name: RESEARCH, arguments: { topic: 'oases' } },
