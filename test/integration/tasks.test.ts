@@ -239,10 +239,12 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     // first, and a reload that never stops the child fails all three.
     let id = '';
     let t: Record<string, unknown> = {};
+    let sent = 0;
     for (let attempt = 0; attempt < 3 && t.status !== 'failed'; attempt += 1) {
       id = await startTask(client, 'dunes');
       writeFileSync(gw.policyFile, policy.replace('    prefix: every\n', `    prefix: every\n    callTimeout: ${50 + attempt}s\n`));
       process.kill(gw.pid, 'SIGHUP');
+      sent += 1;
       t = await waitStatus(client, id, (s) => s !== 'working');
     }
     assert.equal(t.status, 'failed');
@@ -250,9 +252,16 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     const r = await codeOf(client.experimental.tasks.getTaskResult(id, CallToolResultSchema));
     assert.match(r.message, /upstream "everything" was stopped.*the task's result is gone/);
     assert.ok(statusesOf(seen, id).includes('failed'));
-    // The server runs on under the new policy: a new task completes. Its child is started afresh
-    // first (a fresh-clone CI run once got a plain answer, no task, to the call sent right after
-    // the reload: see the stop's note), as the lines above wait for it after the kill.
+    // The server runs on under the new policy: a new task completes. Every reload sent must have
+    // landed first: under a full suite's load an earlier attempt's reload landed late and stopped
+    // the child under this task (fresh-clone CI, twice: a plain answer, then "Task … failed").
+    const reloads = (): number => (gw.stderr().match(/"event":"reloaded"/g) ?? []).length;
+    for (let i = 0, last = -1; i < 100; i += 1) {
+      const n = reloads();
+      if (n >= sent || (n === last && i > 10)) break;
+      last = n;
+      await new Promise((res) => setTimeout(res, 300));
+    }
     await client.listTools();
     for (let i = 0; i < 100; i += 1) {
       const r = await client.callTool({ name: 'every_echo', arguments: { message: 'up?' } });
