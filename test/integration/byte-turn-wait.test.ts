@@ -59,6 +59,15 @@ lanes:
   });
 });
 
+/** One lane, one fixture server that can answer with `big` texts. */
+const bigLanePolicy = (): string => `${policyHead()}
+trustDomains: { public: { kind: shared } }
+servers:
+  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--big"] } }
+lanes:
+  a: { servers: [fix] }
+`;
+
 /**
  * Attack round 17, MEDIUM-3: three clients of a lane ask for 15 MB answers and never read them;
  * another client of the SAME lane then sends a small call. Its turn is weighed by the lane's recent
@@ -71,13 +80,7 @@ describe("a lane's small call behind its own unread large answers is refused in 
   const agent = new Agent({ keepAlive: false });
   const held: ReturnType<typeof unreadPost>[] = [];
   before(async () => {
-    gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--big"] } }
-lanes:
-  a: { servers: [fix] }
-`);
+    gw = await startGateway(bigLanePolicy());
     token = await gw.token('a');
   });
   after(async () => {
@@ -119,13 +122,7 @@ describe("a lane's small call behind its own large call in flight is told what h
   let gw: RunningGateway;
   const agent = new Agent({ keepAlive: false });
   before(async () => {
-    gw = await startGateway(`${policyHead()}
-trustDomains: { public: { kind: shared } }
-servers:
-  fix: { prefix: fix, domain: public, stdio: { command: node, args: ["${FIXTURE}", "--big"] } }
-lanes:
-  a: { servers: [fix] }
-`);
+    gw = await startGateway(bigLanePolicy());
   });
   after(async () => {
     agent.destroy();
