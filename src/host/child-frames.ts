@@ -110,10 +110,10 @@ export class ChildFrames {
       // it crosses the gate as an answer does; refused, the child gets the refusal as its error.
       const asked = r.params ?? {};
       const params =
-        slot && this.d.secrets ? await this.d.secrets.answerPaced(slot.config, route.lane, r.method, asked, turn, 'request') : asked;
+        slot && this.d.secrets ? await this.d.secrets.answer(slot.config, route.lane, r.method, asked, turn, 'request') : asked;
       const answer = await this.d.out.request(LINK.clientRequest, { ...to, method: r.method, params }, 300_000);
       // A lane's answer can be large (up to gateway.maxBodyBytes): read a step at a time.
-      if (slot) await this.d.secrets?.argumentsPaced(slot.config, route.lane, r.method, answer, turn);
+      if (slot) await this.d.secrets?.arguments(slot.config, route.lane, r.method, answer, turn);
       return answer;
     }
     const slot = this.d.slot(server);

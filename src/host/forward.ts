@@ -71,7 +71,7 @@ export const forward = async (
   d.refreshTrust();
   // Before admission: a request refused for a secret starts no child and moves no lane.
   // A long string is scanned a rule at a time, other lanes' messages handled between the passes.
-  const scanning = d.secrets.argumentsPaced(slot.config, lane, method, params, turn);
+  const scanning = d.secrets.arguments(slot.config, lane, method, params, turn);
   if (scanning) {
     await paced(scanning);
     // The scan yielded: a reload may have taken the server from the lane (or replaced its slot) meanwhile.
@@ -104,7 +104,7 @@ export const forward = async (
     const checked = wire ? await d.tripwire.checked(wire, slot, lane, method, call.params, result) : result;
     // Where it ran, for the front's audit record (cut off before the lane sees the result).
     const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
-    const judged = d.secrets.answerPaced(slot.config, lane, method, checked, turn);
+    const judged = d.secrets.answer(slot.config, lane, method, checked, turn);
     const seen = judged instanceof Promise ? await paced(judged) : judged;
     return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
   } catch (e) {

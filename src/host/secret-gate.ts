@@ -61,27 +61,17 @@ export class SecretGate {
     return { p, ignore };
   }
 
-  /** A lane's request (or its answer to an upstream's request) on its way up. Throws when refused. */
-  arguments(server: ServerConfig, lane: string, method: string, params: Params): void {
-    const { ignore } = this.policy(server);
-    const findings: SecretFinding[] = [];
-    for (const k of Object.keys(params)) {
-      if (k === 'name') continue;
-      findings.push(...this.keyFindings(k, ignore), ...this.detector.scan(sentPart(k, params[k]), k, ignore));
-    }
-    if (findings.length > 0) this.refuseArguments(server, lane, method, findings);
-  }
-
   /**
-   * `arguments`, its long strings scanned a rule at a time with `pause` between passes (a large
-   * request); undefined (nothing to wait for) when it was judged at once.
+   * A lane's request (or its answer to an upstream's request) on its way up: throws when refused.
+   * Its long strings are scanned a rule at a time with `pause` between passes (a large request):
+   * then a promise; undefined (nothing to wait for) when it was judged at once, as nearly all are.
    */
-  argumentsPaced(
+  arguments(
     server: ServerConfig,
     lane: string,
     method: string,
     params: Params,
-    pause: () => Promise<void>,
+    pause: () => Promise<void> = turn,
   ): Promise<void> | undefined {
     const { ignore } = this.policy(server);
     const findings: SecretFinding[] = [];
@@ -122,19 +112,17 @@ export class SecretGate {
       });
   }
 
-  /** An upstream's answer on its way to a lane: returned as is, redacted, or refused (throws). */
-  answer(server: ServerConfig, lane: string, method: string, result: Params, root = 'result'): Params {
-    const findings = this.detector.scan(result, root, this.policy(server).ignore);
-    return findings.length === 0 ? result : this.judgeAnswer(server, lane, method, result, findings);
-  }
-
-  /** `answer`, its long strings scanned a rule at a time with `pause` between passes (a large answer); at once when it has none. */
-  answerPaced(
+  /**
+   * An upstream's answer on its way to a lane: returned as is, redacted, or refused (throws). Its
+   * long strings are scanned a rule at a time with `pause` between passes (a large answer): then a
+   * promise; at once when it has none, as nearly every answer.
+   */
+  answer(
     server: ServerConfig,
     lane: string,
     method: string,
     result: Params,
-    pause: () => Promise<void>,
+    pause: () => Promise<void> = turn,
     root = 'result',
   ): Params | Promise<Params> {
     const found = this.detector.scanPaced(result, root, this.policy(server).ignore, pause);
@@ -196,7 +184,7 @@ export class SecretGate {
       throw e;
     };
     try {
-      const seen = this.answerPaced(server, lane, method, params, pause, 'notification');
+      const seen = this.answer(server, lane, method, params, pause, 'notification');
       return seen instanceof Promise ? seen.catch(dropRefused) : seen;
     } catch (e) {
       return dropRefused(e);
@@ -211,7 +199,7 @@ export class SecretGate {
   async failure(server: ServerConfig, lane: string, method: string, e: unknown, pause: () => Promise<void>): Promise<void> {
     if (!(e instanceof RpcFailure) || e instanceof SecretRefusal) return;
     const { message, data } = e.rpc;
-    const redacted = await this.answerPaced(server, lane, method, { message, ...(data !== undefined ? { data } : {}) }, pause, 'error');
+    const redacted = await this.answer(server, lane, method, { message, ...(data !== undefined ? { data } : {}) }, pause, 'error');
     if (redacted.message !== message || redacted.data !== data)
       throw new RpcFailure({
         code: e.rpc.code,
@@ -239,7 +227,7 @@ export class SecretGate {
 
 /** A task's traffic crosses the gate as a call's does; its result can be as large as an answer: read a step at a time. */
 export const taskSecrets = (gate: SecretGate): TaskSecrets => ({
-  answer: (slot, lane, result) => gate.answerPaced(slot.config, lane, 'tools/call', result, turn),
+  answer: (slot, lane, result) => gate.answer(slot.config, lane, 'tools/call', result, turn),
   failure: (slot, lane, err) => gate.failure(slot.config, lane, 'tools/call', err, turn),
-  input: async (slot, lane, method, params) => gate.argumentsPaced(slot.config, lane, method, params, turn),
+  input: async (slot, lane, method, params) => gate.arguments(slot.config, lane, method, params, turn),
 });

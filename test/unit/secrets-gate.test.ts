@@ -72,10 +72,7 @@ describe('the host secret gate', () => {
     assert.match(e.rpc.message, /github_token at params\[<key holding a secret>\]/);
     assert.ok(!e.rpc.message.includes(GITHUB));
     // No long string: judged at once, so refused at once.
-    assert.match(
-      refusal(() => gate.argumentsPaced(server(), 'a', 'tools/call', params, async () => {})).rpc.message,
-      /key holding a secret/,
-    );
+    assert.match(refusal(() => gate.arguments(server(), 'a', 'tools/call', params, async () => {})).rpc.message, /key holding a secret/);
     gate.arguments(server(), 'a', 'tools/call', { name: 'echo', arguments: {}, cursor: 'c-1', limit: 3 });
   });
 
@@ -99,10 +96,13 @@ describe('the host secret gate', () => {
   it('redacts an answer and says so, in the content the model reads and in _meta', () => {
     const r = recorder();
     const gate = new SecretGate([], r.out, r.log);
-    const out = gate.answer(server({ arguments: 'block', answers: 'redact', ignore: [] }), 'a', 'tools/call', {
+    const judged = gate.answer(server({ arguments: 'block', answers: 'redact', ignore: [] }), 'a', 'tools/call', {
       content: [{ type: 'text', text: `token ${GITHUB}` }],
       structuredContent: { token: GITHUB },
     });
+    // No long string: judged at once, not a promise.
+    assert.ok(!(judged instanceof Promise));
+    const out = judged as Record<string, unknown>;
     assert.ok(!JSON.stringify(out).includes(GITHUB));
     const content = out.content as { text: string }[];
     assert.equal(content[0]?.text, 'token [secret redacted: github_token]');

@@ -85,28 +85,28 @@ describe('secret scanning of large values, a rule at a time (issue 19)', () => {
   it('the gate refuses a large request holding a secret (paced path), and passes a clean one', async () => {
     const gate = new SecretGate([INJECTED], quiet, noLog);
     const c = counting();
-    const refused = gate.argumentsPaced(server, 'a', 'tools/call', { name: 'echo', arguments: { text: long } }, c.pause);
+    const refused = gate.arguments(server, 'a', 'tools/call', { name: 'echo', arguments: { text: long } }, c.pause);
     assert.ok(refused instanceof Promise);
     await assert.rejects(
       refused,
       (e: unknown) => e instanceof RpcFailure && e.rpc.code === ERR.secretRefused && /github_token/.test(e.rpc.message),
     );
     assert.equal(
-      await gate.argumentsPaced(server, 'a', 'tools/call', { name: 'echo', arguments: { text: pad(PACED_CHARS * 2) } }, c.pause),
+      await gate.arguments(server, 'a', 'tools/call', { name: 'echo', arguments: { text: pad(PACED_CHARS * 2) } }, c.pause),
       undefined,
     );
-    assert.equal(gate.argumentsPaced(server, 'a', 'tools/call', { name: 'echo', arguments: { text: 'hi' } }, c.pause), undefined);
+    assert.equal(gate.arguments(server, 'a', 'tools/call', { name: 'echo', arguments: { text: 'hi' } }, c.pause), undefined);
   });
 
   it('the gate withholds or redacts a large answer holding a secret as the one-pass gate does', async () => {
     const block = new SecretGate([], quiet, noLog);
     const answer = { content: [{ type: 'text', text: long }] };
     await assert.rejects(
-      Promise.resolve(block.answerPaced(server, 'a', 'tools/call', answer, async () => {})),
+      Promise.resolve(block.answer(server, 'a', 'tools/call', answer, async () => {})),
       (e: unknown) => e instanceof RpcFailure && e.rpc.code === ERR.secretRefused,
     );
     const redacting = { ...server, secrets: { arguments: 'block', answers: 'redact', ignore: [] } } as ServerConfig;
-    const out = (await new SecretGate([], quiet, noLog).answerPaced(redacting, 'a', 'tools/call', answer, async () => {})) as {
+    const out = (await new SecretGate([], quiet, noLog).answer(redacting, 'a', 'tools/call', answer, async () => {})) as {
       content: { text: string }[];
     };
     const text = out.content[0]?.text ?? '';
