@@ -36,13 +36,12 @@ const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
  * built from one string piece a step; the buffer a step writes into is the step's size, not the text's.
  */
 class Reader {
-  /** Undefined for a reading made without one (its finds are placed anywhere in the text: see WHOLE). */
+  /** Undefined for a reading made without one (its finds are placed anywhere in the text: see `whole`). */
   readonly map: IndexMap | undefined;
   private readonly pieces: string[] = [];
   private out: Uint16Array;
-  /** Normalised characters so far, and how many of them are in pieces already. */
+  /** Normalised characters so far (all in pieces between steps). */
   private n = 0;
-  private flushed = 0;
   private o = 0;
   // The run being copied: whether there is one, and its offset (original index - normalised index).
   private inRun = false;
@@ -62,7 +61,7 @@ class Reader {
     const { text, map } = this;
     const stop = Math.min(text.length, this.o + chars);
     let { o, n, out } = this;
-    const base = this.flushed;
+    const base = n;
     if (out.length < stop - o + 64) out = new Uint16Array(stop - o + 64);
     while (o < stop) {
       const c = text.charCodeAt(o);
@@ -102,7 +101,6 @@ class Reader {
     if (n > base) this.pieces.push(fromUnits(out, n - base));
     this.o = o;
     this.n = n;
-    this.flushed = n;
     this.out = out;
     return o >= text.length;
   }
@@ -121,36 +119,16 @@ class Reader {
 const whole = (length: number): RangeMap => ({ range: () => [0, length] });
 
 /**
- * The text with hidden characters removed, compatibility forms folded to ASCII and percent-escapes
- * of printable ASCII decoded, or undefined when it holds none (nothing to do). One pass, linear in
- * the string.
+ * One reading as steps: a generator that yields where a paced reading pauses (every `step`
+ * characters of the original), and returns the reading, or undefined when the text holds no
+ * disguise. Run at once (`atOnce`) or paced (`paced`): one code for both.
  */
-export const normalise = (text: string): Normalised | undefined => {
-  if (firstDisguise(text) < 0) return undefined;
-  const r = new Reader(text, text.length);
-  r.step(text.length);
-  return r.result();
-};
-
-/** Characters of the original one step of a paced reading reads (~1-3 ms; escapes cost ~30 ns each). */
-export const READ_STEP = 64 * 1024;
-
-/**
- * `normalise`, `pause` awaited between steps of `step` characters. Without `mapped`, no index is
- * kept (a scan that reports only which rules matched needs none: attack round 36, three readings'
- * indexes of 31 MB of `%252567%` were 280 MB), and every range maps to the whole text.
- */
-export const normalisePaced = async (
-  text: string,
-  pause: () => Promise<void>,
-  step = READ_STEP,
-  mapped = true,
-): Promise<Normalised | undefined> => {
+function* reading(text: string, step: number, mapped: boolean): Generator<void, Normalised | undefined> {
   if (firstDisguise(text) < 0) return undefined;
   const r = new Reader(text, step, mapped);
-  while (!r.step(step)) await pause();
+  while (!r.step(step)) yield;
   return r.result();
-};
+}
 
 /** Readings of one string at most: a layer of encoding each (`%2567` is `%67` is `g`; `％６７` is `%67`). */
 const READINGS = 3;
@@ -163,35 +141,68 @@ const through = (outer: RangeMap, inner: RangeMap): RangeMap => ({
   },
 });
 
-/**
- * `normalise`, read again while a reading still holds a disguise (attack round 13: double
- * percent-encoding and a full-width percent sign hid a token), at most READINGS times; its map leads
- * from the last reading back to the original.
- */
-export const readThrough = (text: string): Normalised | undefined => {
-  let n = normalise(text);
+/** A reading, read again while it still holds a disguise (see readThrough), as steps. */
+function* readings(text: string, step: number, mapped: boolean): Generator<void, Normalised | undefined> {
+  let n = yield* reading(text, step, mapped);
   // A reading is ASCII where it changed: only a `%` there can make another (a decoded or folded one).
   for (let k = 1; n?.text.includes('%') && k < READINGS; k += 1) {
-    const next = normalise(n.text);
-    if (!next) break;
-    n = { text: next.text, map: through(n.map, next.map) };
-  }
-  return n;
-};
-
-/** `readThrough`, each reading made a step at a time with `pause` between steps: the same readings (`mapped`: see normalisePaced). */
-export const readThroughPaced = async (
-  text: string,
-  pause: () => Promise<void>,
-  step = READ_STEP,
-  mapped = true,
-): Promise<Normalised | undefined> => {
-  let n = await normalisePaced(text, pause, step, mapped);
-  for (let k = 1; n?.text.includes('%') && k < READINGS; k += 1) {
-    await pause();
-    const next = await normalisePaced(n.text, pause, step, mapped);
+    yield;
+    const next = yield* reading(n.text, step, mapped);
     if (!next) break;
     n = { text: next.text, map: mapped ? through(n.map, next.map) : whole(text.length) };
   }
   return n;
+}
+
+const atOnce = <T>(steps: Generator<void, T>): T => {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+  }
 };
+
+const paced = async <T>(steps: Generator<void, T>, pause: () => Promise<void>): Promise<T> => {
+  for (;;) {
+    const r = steps.next();
+    if (r.done) return r.value;
+    await pause();
+  }
+};
+
+/**
+ * The text with hidden characters removed, compatibility forms folded to ASCII and percent-escapes
+ * of printable ASCII decoded, or undefined when it holds none (nothing to do). One pass, linear in
+ * the string.
+ */
+export const normalise = (text: string): Normalised | undefined => atOnce(reading(text, text.length, true));
+
+/** Characters of the original one step of a paced reading reads (~1-3 ms; escapes cost ~30 ns each). */
+export const READ_STEP = 64 * 1024;
+
+/**
+ * `normalise`, `pause` awaited between steps of `step` characters. Without `mapped`, no index is
+ * kept (a scan that reports only which rules matched needs none: attack round 36, three readings'
+ * indexes of 31 MB of `%252567%` were 280 MB), and every range maps to the whole text.
+ */
+export const normalisePaced = (
+  text: string,
+  pause: () => Promise<void>,
+  step = READ_STEP,
+  mapped = true,
+): Promise<Normalised | undefined> => paced(reading(text, step, mapped), pause);
+
+/**
+ * `normalise`, read again while a reading still holds a disguise (attack round 13: double
+ * percent-encoding and a full-width percent sign hid a token), at most READINGS times; its map leads
+ * from the last reading back to the original. Text without a disguise (nearly all) costs the one check.
+ */
+export const readThrough = (text: string): Normalised | undefined =>
+  firstDisguise(text) < 0 ? undefined : atOnce(readings(text, text.length, true));
+
+/** `readThrough`, each reading made a step at a time with `pause` between steps: the same readings (`mapped`: see normalisePaced). */
+export const readThroughPaced = (
+  text: string,
+  pause: () => Promise<void>,
+  step = READ_STEP,
+  mapped = true,
+): Promise<Normalised | undefined> => paced(readings(text, step, mapped), pause);
