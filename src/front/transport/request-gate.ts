@@ -162,14 +162,18 @@ export const takeByteTurn = async (c: Exchange, d: McpHttpDeps, lane: string): P
 export const BYTE_TURN_WAIT_MS = Math.floor(REQUEST_MS / 2);
 
 /** 429 naming gateway.limits.bytesInFlightPerLane, with `Retry-After`; a body still arriving is not read (unread-body.ts). */
-const refuseBytesInFlight = (c: Exchange, d: McpHttpDeps, why: string): Replied =>
-  refuseLoad(c, {
-    status: 429,
-    setting: 'gateway.limits.bytesInFlightPerLane',
-    limit: d.policy().gateway.limits.bytesInFlightPerLane,
-    message: `${why}, or raise gateway.limits.bytesInFlightPerLane`,
-    retryAfterS: 1,
-  });
+const refuseBytesInFlight = (c: Exchange, d: McpHttpDeps, why: string, id: unknown = null): Replied =>
+  refuseLoad(
+    c,
+    {
+      status: 429,
+      setting: 'gateway.limits.bytesInFlightPerLane',
+      limit: d.policy().gateway.limits.bytesInFlightPerLane,
+      message: `${why}, or raise gateway.limits.bytesInFlightPerLane`,
+      retryAfterS: 1,
+    },
+    id,
+  );
 
 /**
  * A request (never a notification or a response: a lane can always cancel and answer) of a lane
@@ -212,17 +216,7 @@ export const takeAnswerTurn = async (
         unread > 0
           ? `its clients still hold ${unread} bytes of answers unread: this call waited ${BYTE_TURN_WAIT_MS / 1000} s for its turn. Read (or close) those answers first`
           : `its other large calls still in flight held this call's turn for ${BYTE_TURN_WAIT_MS / 1000} s: make fewer such calls at once`;
-      return refuseLoad(
-        c,
-        {
-          status: 429,
-          setting: 'gateway.limits.bytesInFlightPerLane',
-          limit: d.policy().gateway.limits.bytesInFlightPerLane,
-          message: `This lane's recent answers are ${expected} bytes each, and ${why}, or raise gateway.limits.bytesInFlightPerLane`,
-          retryAfterS: 1,
-        },
-        w?.id ?? null,
-      );
+      return refuseBytesInFlight(c, d, `This lane's recent answers are ${expected} bytes each, and ${why}`, w?.id ?? null);
     },
   });
 };
