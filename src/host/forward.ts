@@ -1,6 +1,6 @@
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 import type { Surface } from '../guard/scanner.js';
-import type { Era } from '../upstream/conn.js';
+import type { Era, UpstreamConn } from '../upstream/conn.js';
 import { withVia } from '../link/via.js';
 import { turn } from '../rpc/turn.js';
 import { admitCall, type GateDeps } from './call-gate.js';
@@ -13,6 +13,9 @@ import { prefixResultUris } from './surface.js';
 import type { HostTasks } from './tasks.js';
 import type { TripwireWatch } from './tripwire-watch.js';
 import { upstreamParams } from './upstream-params.js';
+import type { AnswerBytes } from './answer-bytes.js';
+import { answerSize } from '../rpc/answer-size.js';
+import { answersHeld } from '../rpc/too-large.js';
 
 type Params = Record<string, unknown>;
 
@@ -31,6 +34,8 @@ export interface ForwardDeps {
   tasks: HostTasks;
   progress: ProgressTokens;
   tripwire: TripwireWatch;
+  /** A lane's answers held here until handed to the front (answer-bytes.ts). */
+  answers: AnswerBytes;
 }
 
 /** One lane request for an upstream, as the host read it from the link. */
@@ -52,6 +57,39 @@ const paced = async <T>(scan: Promise<T>): Promise<T> => {
   await turn();
   return r;
 };
+
+/** An answer taken into the lane's hold here (answer-bytes.ts), or refused naming the setting, logged at warn. */
+const holdAnswer = (d: ForwardDeps, slot: ServerSlot, lane: string, result: Params): { release: () => void } => {
+  const bytes = answerSize(result);
+  const h = d.answers.hold(lane, bytes);
+  if (h.ok) return h;
+  const server = slot.config.name;
+  d.gate.log.warn({ event: 'answer_refused', lane, server, bytes, held: h.held, limit: h.setting }, `answer refused: over ${h.setting}`);
+  throw new RpcFailure(answersHeld(server, bytes, h.held, h.setting, h.limit));
+};
+
+/** A plain answer on its way back: held here (answer-bytes.ts) while the tripwire and the secret scan read it. */
+const checkedAnswer = async (
+  d: ForwardDeps,
+  a: { slot: ServerSlot; lane: string; method: string; asked: Params; wire: Wire; conn: UpstreamConn },
+  result: Params,
+): Promise<Params> => {
+  const { slot, lane, method, conn } = a;
+  // A lane's burst of large answers is not all in this host at once.
+  const held = holdAnswer(d, slot, lane, result);
+  try {
+    const checked = a.wire ? await d.tripwire.checked(a.wire, slot, lane, method, a.asked, result) : result;
+    // Where it ran, for the front's audit record (cut off before the lane sees the result).
+    const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
+    const judged = d.secrets.answer(slot.config, lane, method, checked, turn);
+    const seen = judged instanceof Promise ? await paced(judged) : judged;
+    return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
+  } finally {
+    held.release();
+  }
+};
+
+type Wire = ReturnType<TripwireWatch['sent']>;
 
 /**
  * A lane's request to one of its upstreams, from the catalog check to the answer the lane gets:
@@ -101,12 +139,7 @@ export const forward = async (
     // A task goes on after this answer (and reports progress under the same token): not "answered".
     answered = !call.task;
     if (call.task) return d.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
-    const checked = wire ? await d.tripwire.checked(wire, slot, lane, method, call.params, result) : result;
-    // Where it ran, for the front's audit record (cut off before the lane sees the result).
-    const via = { placement: slot.sharedFor(lane) ? 'shared' : 'dedicated', ...(conn.pid ? { pid: conn.pid } : {}) } as const;
-    const judged = d.secrets.answer(slot.config, lane, method, checked, turn);
-    const seen = judged instanceof Promise ? await paced(judged) : judged;
-    return withVia(prefixResultUris(method, slot.config.prefix, seen), via);
+    return await checkedAnswer(d, { slot, lane, method, asked: call.params, wire, conn }, result);
   } catch (e) {
     await d.secrets.failure(slot.config, lane, method, e, turn);
     if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {

@@ -22,6 +22,7 @@ import { isListMethod, type ListMethod } from '../link/lists.js';
 import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import type { GateDeps } from './call-gate.js';
+import { AnswerBytes } from './answer-bytes.js';
 import { type ForwardDeps, forward } from './forward.js';
 import { hostSlotHooks } from './slot-hooks.js';
 import { SecretGate, taskSecrets } from './secret-gate.js';
@@ -140,6 +141,7 @@ export class Host {
       tasks: this.tasks,
       progress: this.progress,
       tripwire: this.tripwire,
+      answers: new AnswerBytes(() => this.cfg.answerBytes),
     };
   }
 

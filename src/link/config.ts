@@ -24,6 +24,8 @@ export interface HostConfig {
   pins: Record<string, { hash: string; surface: Surface; profile?: string }>;
   /** gateway.limits.resultBytes: the largest answer a child may give (the host stops reading past it). */
   resultBytes: number;
+  /** gateway.limits.unsentBytesPerLane and unsentBytes: a lane's answers (and all lanes') the host holds while it checks them. */
+  answerBytes: { perLane: number; total: number };
 }
 
 export const HOST_CONFIG_ENV = 'LANEGATE_HOST_CONFIG';

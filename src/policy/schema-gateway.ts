@@ -93,14 +93,16 @@ const limits = z.strictObject({
     .min(64 * 1024)
     .default(LIMIT_DEFAULTS.unsentBytesPerLane)
     .describe(
-      "Bytes the front holds for all of one lane's connections that their clients have not taken yet; an answer past it is refused",
+      "Bytes of one lane's answers not yet delivered that the front holds (its connections' unread answers) and, apart, that each host holds while it checks them; an answer past it is refused",
     ),
   unsentBytes: z
     .number()
     .int()
     .min(1024 * 1024)
     .default(LIMIT_DEFAULTS.unsentBytes)
-    .describe('Bytes the front holds for all lanes together that clients have not taken yet; an answer past it is refused'),
+    .describe(
+      "Bytes of all lanes' answers not yet delivered that the front holds and, apart, that each host holds; an answer past it is refused",
+    ),
   bytesInFlightPerLane: z
     .number()
     .int()

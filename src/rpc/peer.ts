@@ -9,6 +9,7 @@ import { type SendOptions, transmitter } from './transmit.js';
 import { pacedParse } from './paced-json.js';
 import { charsOf, type WireParts } from './parts.js';
 import { joinParts } from './scratch.js';
+import { noteAnswerSize } from './answer-size.js';
 
 /** Longest line accepted from a peer by default; a longer one is a protocol error, not a memory bomb. */
 export const MAX_LINE = 64 * 1024 * 1024;
@@ -260,6 +261,8 @@ export class LinePeer extends RpcEndpoint {
       this.handlers.onProtocolError?.('unparseable line');
       return;
     }
+    // What it weighs for its lane in a host (host/answer-bytes.ts), without serialising it again.
+    if ('result' in msg) noteAnswerSize(msg.result, typeof line === 'string' ? line.length : charsOf(line));
     this.receive(msg);
   }
 

@@ -1,4 +1,6 @@
 import type { RpcMessage } from '../rpc/jsonrpc.js';
+import { noteAnswerSize } from '../rpc/answer-size.js';
+import { LARGE_TURN_CHARS } from '../rpc/turn.js';
 
 /** An answer past gateway.limits.resultBytes: reading stopped at `bytes`. */
 export class TooLarge extends Error {
@@ -26,6 +28,13 @@ const boundedText = async (res: Response, limit: number): Promise<string> => {
   return parts.join('') + decoder.decode();
 };
 
+/** A message parsed, a long result's size noted for the answer bytes its lane holds in the host (answer-size.ts). */
+const weighed = (text: string): RpcMessage => {
+  const m = JSON.parse(text) as RpcMessage;
+  if (text.length >= LARGE_TURN_CHARS && 'result' in m) noteAnswerSize(m.result, text.length);
+  return m;
+};
+
 /**
  * Every JSON-RPC message of a POST's answer, in order: one JSON body, or the events of an SSE
  * stream. A body or an event past `limit` bytes is not read further (TooLarge).
@@ -33,7 +42,7 @@ const boundedText = async (res: Response, limit: number): Promise<string> => {
 export const messagesOf = async (res: Response, each: (m: RpcMessage) => void, limit: number): Promise<void> => {
   const type = res.headers.get('content-type') ?? '';
   if (type.includes('application/json')) {
-    each(JSON.parse(await boundedText(res, limit)) as RpcMessage);
+    each(weighed(await boundedText(res, limit)));
     return;
   }
   if (!type.includes('text/event-stream') || !res.body) return;
@@ -57,7 +66,7 @@ export const messagesOf = async (res: Response, each: (m: RpcMessage) => void, l
         .map((l) => l.slice(5).trimStart())
         .join('\n');
       buf = buf.slice(sep + 2);
-      if (data) each(JSON.parse(data) as RpcMessage);
+      if (data) each(weighed(data));
     }
     // What is left is the start of the next event (small after a cut; measured only then).
     if (cut) pending = Buffer.byteLength(buf);

@@ -36,6 +36,7 @@ export const hostConfigFor = (
     scopes: Object.fromEntries(servers.filter((s) => placements[s.name] === 'shared').map((s) => [s.name, scopes[s.name] ?? []])),
     lanes,
     resultBytes: policy.gateway.limits.resultBytes,
+    answerBytes: { perLane: policy.gateway.limits.unsentBytesPerLane, total: policy.gateway.limits.unsentBytes },
     pins: Object.fromEntries(
       servers.flatMap((s) => {
         const g = guard.servers[s.name];
