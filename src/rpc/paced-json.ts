@@ -13,7 +13,7 @@
  * JSON.parse of the whole text, which then throws as it would have.
  */
 import { hasControl } from './parts.js';
-import { escapeCut, type LongToken, longTokens, textSource } from './json-tokens.js';
+import { escapeCut, type LongToken, longTokens, longTokensPaced, textSource } from './json-tokens.js';
 import { fillPlaceholders, placeholder } from './placeholders.js';
 
 /** A string value this long or longer is decoded in windows; shorter ones stay in the skeleton. */
@@ -82,7 +82,8 @@ const skeletonOf = (text: string, long: readonly LongToken[]): string => {
 export const pacedParse = async (text: string, pause: () => Promise<void>, sizes: Partial<PaceSizes> = {}): Promise<unknown> => {
   const z = { ...PACE_SIZES, ...sizes };
   if (text.length < z.minChars) return JSON.parse(text);
-  const long = longValues(text, z.longValue);
+  // Found in steps too: a text of escaped quotes is millions of hops (json-tokens.ts).
+  const long = await longTokensPaced(textSource(text), z.longValue, pause);
   if (!long) {
     await pause();
     return JSON.parse(text);

@@ -33,17 +33,18 @@ const lengthOf = (p: WirePart): number => (typeof p === 'string' ? p.length : te
 /** Whether the joined text holds `s`: a native search per part, and one across each seam. */
 export const partsInclude = (parts: WireParts, s: string): boolean => {
   if (s.length === 0) return true;
-  for (let i = 0; i < parts.length; i += 1) {
-    const p = parts[i] as WirePart;
-    // A bytes part is searched for the UTF-8 of `s`: the same match, as it holds whole characters.
-    if (p.indexOf(s) >= 0) return true;
-    if (i + 1 < parts.length && s.length > 1) {
-      // A match that starts in this part and ends in a later one: the seam's characters only.
-      const seam = `${tailOf(p, s.length - 1)}${firstChars(parts, i + 1, s.length - 1)}`;
-      if (seam.indexOf(s) >= 0) return true;
-    }
-  }
+  for (let i = 0; i < parts.length; i += 1) if (includesFrom(parts, i, s)) return true;
   return false;
+};
+
+/** Whether a match of `s` (not empty) starts in part `i`: within it, or across its seam with the parts after it. */
+export const includesFrom = (parts: WireParts, i: number, s: string): boolean => {
+  const p = parts[i] as WirePart;
+  // A bytes part is searched for the UTF-8 of `s`: the same match, as it holds whole characters.
+  if (p.indexOf(s) >= 0) return true;
+  if (i + 1 >= parts.length || s.length <= 1) return false;
+  // A match that starts in this part and ends in a later one: the seam's characters only.
+  return `${tailOf(p, s.length - 1)}${firstChars(parts, i + 1, s.length - 1)}`.indexOf(s) >= 0;
 };
 
 /** The first `n` characters of the parts from `from` on. */

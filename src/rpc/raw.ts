@@ -1,6 +1,12 @@
 import type { WirePart, WireParts } from './parts.js';
-import { byteLengthOf, dropFirst, dropLast, lastChars, partsInclude } from './parts-text.js';
+import { byteLengthOf, dropFirst, dropLast, includesFrom, lastChars, partsInclude } from './parts-text.js';
 import { joinParts } from './scratch.js';
+
+/** Characters of a large result searched per step (RawResult.searchPaced). */
+export const SEARCH_STEP_CHARS = 1024 * 1024;
+
+/** What `mayHave(key)` searches for: the key quoted and followed by a colon. */
+export const keyNeedle = (key: string): string => `"${key}":`;
 
 /**
  * A result that crossed a link as JSON text and was not parsed on the way: the front hands it to
@@ -49,9 +55,42 @@ export class RawResult {
     return this.value;
   }
 
-  /** Whether the text holds `s` anywhere (searched part by part, not joined). */
+  /** What was searched for already, and whether it was found (a large text is searched once per string). */
+  private readonly found = new Map<string, boolean>();
+
+  /** Whether the text holds `s` anywhere (searched part by part, not joined; once per string). */
   includes(s: string): boolean {
-    return partsInclude(this.parts, s);
+    let hit = this.found.get(s);
+    if (hit === undefined) {
+      hit = partsInclude(this.parts, s);
+      this.found.set(s, hit);
+    }
+    return hit;
+  }
+
+  /**
+   * Searches for each of `needles` now, all in one pass over the parts, `pause` after every
+   * SEARCH_STEP_CHARS: what is asked of a large result later (includes, mayHave) is then a lookup,
+   * not a pass. At the front, a 31 MB answer of escaped quotes took five searches of ~15-25 ms
+   * each in one step (attack round 38). A text shorter than that is searched as it is asked.
+   */
+  async searchPaced(needles: readonly string[], pause: () => Promise<void>): Promise<void> {
+    if (this.parts.length < 2) return;
+    const left = new Set(needles.filter((n) => n.length > 0 && !this.found.has(n)));
+    let chars = 0;
+    for (let i = 0; i < this.parts.length && left.size > 0; i += 1) {
+      for (const n of left)
+        if (includesFrom(this.parts, i, n)) {
+          this.found.set(n, true);
+          left.delete(n);
+        }
+      chars += (this.parts[i] as WirePart).length;
+      if (chars >= SEARCH_STEP_CHARS && i + 1 < this.parts.length) {
+        chars = 0;
+        await pause();
+      }
+    }
+    for (const n of left) this.found.set(n, false);
   }
 
   /**
@@ -60,7 +99,7 @@ export class RawResult {
    * object or an escaped string only costs a parse.
    */
   mayHave(key: string): boolean {
-    return this.includes(`"${key}":`);
+    return this.includes(keyNeedle(key));
   }
 }
 

@@ -16,6 +16,13 @@ import { absenceOfWithheld } from './catalog-guard.js';
 import type { Dispatched, DispatchServices } from './dispatch-types.js';
 import type { CallContext } from './call-context.js';
 import { shownName } from '../../log/escape.js';
+import { keyNeedle } from '../../rpc/raw.js';
+import { turn } from '../../rpc/turn.js';
+import { ADDED_KEYS } from '../transport/modern-result.js';
+
+const TOOL_ERROR = '"isError":true';
+/** What a result's way to the lane searches its text for (a tool error, the keys the front may add). */
+const RESULT_NEEDLES = [TOOL_ERROR, ...ADDED_KEYS.map(keyNeedle)];
 
 export type { Dispatched, DispatchServices } from './dispatch-types.js';
 
@@ -210,8 +217,10 @@ const forward: Forwarding = async (d, x, req, plan) => {
     );
     if (req.method === 'resources/subscribe' || req.method === 'resources/unsubscribe')
       d.onSubscription?.(lane, x.holder ?? '', target, req.method === 'resources/subscribe');
+    // A large result is searched once, in steps, for all that its way to the lane asks of it.
+    if (raw.parts.length > 1) await raw.searchPaced(RESULT_NEEDLES, turn);
     // The metric's label only: a nested "isError":true would count a success as a tool error.
-    const toolError = raw.includes('"isError":true');
+    const toolError = raw.includes(TOOL_ERROR);
     d.onCall?.(server, lane, req.method, seconds(), toolError ? 'tool_error' : undefined);
     audit?.({ via, outcome: toolError ? 'tool_error' : 'ok', out: raw });
     return x.rawResults && CALL_METHODS.has(req.method) ? { status: 200, raw } : { status: 200, result: raw.parsed() };

@@ -21,7 +21,7 @@ export const modernResult = (
 };
 
 /** Keys a spliced result must not already hold at any depth (they would be written twice). */
-const ADDED_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
+export const ADDED_KEYS = ['resultType', 'ttlMs', 'cacheScope', '_meta'];
 
 /**
  * The same 2026-07-28 result written around the host's text without parsing it: `resultType`
