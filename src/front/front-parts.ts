@@ -17,7 +17,7 @@ import type { LivePlacement } from './operator/live-placement.js';
 import type { Metrics } from './operator/metrics.js';
 import type { UpstreamHealth } from './operator/upstream-health.js';
 import type { LaneAuth } from './transport/auth.js';
-import type { ByteTurns } from './transport/byte-turns.js';
+import type { ByteTurns } from '../link/byte-turns.js';
 import type { FairShare } from './transport/fair-share.js';
 import type { LaneLoad } from './transport/lane-load.js';
 import type { SendBudget } from './transport/send-budget.js';

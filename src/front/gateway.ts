@@ -29,7 +29,7 @@ import { UpstreamHealth } from './operator/upstream-health.js';
 import { Escalations } from './operator/escalations.js';
 import { LaneLoad } from './transport/lane-load.js';
 import { SendBudget } from './transport/send-budget.js';
-import { BYTE_TURN_MIN, ByteTurns } from './transport/byte-turns.js';
+import { BYTE_TURN_MIN, ByteTurns } from '../link/byte-turns.js';
 import { FairShare } from './transport/fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './operator/live-review.js';

@@ -14,6 +14,7 @@ import type { HostTasks } from './tasks.js';
 import type { TripwireWatch } from './tripwire-watch.js';
 import { upstreamParams } from './upstream-params.js';
 import type { AnswerBytes } from './answer-bytes.js';
+import { type AnswerTurns, callKey } from './answer-turns.js';
 import { answerSize } from '../rpc/answer-size.js';
 import { answersHeld } from '../rpc/too-large.js';
 
@@ -36,6 +37,8 @@ export interface ForwardDeps {
   tripwire: TripwireWatch;
   /** A lane's answers held here until handed to the front (answer-bytes.ts). */
   answers: AnswerBytes;
+  /** A lane's calls weighed by what they answered last (answer-turns.ts). */
+  turns: AnswerTurns;
 }
 
 /** One lane request for an upstream, as the host read it from the link. */
@@ -71,10 +74,12 @@ const holdAnswer = (d: ForwardDeps, slot: ServerSlot, lane: string, result: Para
 /** A plain answer on its way back: held here (answer-bytes.ts) while the tripwire and the secret scan read it. */
 const checkedAnswer = async (
   d: ForwardDeps,
-  a: { slot: ServerSlot; lane: string; method: string; asked: Params; wire: Wire; conn: UpstreamConn },
+  a: { slot: ServerSlot; lane: string; method: string; asked: Params; wire: Wire; conn: UpstreamConn; key: string },
   result: Params,
 ): Promise<Params> => {
   const { slot, lane, method, conn } = a;
+  // What this call answers is what its next one is expected to (answer-turns.ts).
+  d.turns.note(a.key, answerSize(result));
   // A lane's burst of large answers is not all in this host at once.
   const held = holdAnswer(d, slot, lane, result);
   try {
@@ -134,12 +139,16 @@ export const forward = async (
   const sent = tracked !== undefined ? { ...call.params, _meta: { ...meta, progressToken: tracked } } : call.params;
   const wire = d.tripwire.sent(slot, lane, conn, call.params);
   let answered = false;
+  const key = callKey(lane, slot.config.name, method, params);
+  let turnEnds: (() => void) | undefined;
   try {
+    // A call that answered large last time waits for the lane's other such calls (answer-turns.ts).
+    turnEnds = await d.turns.take(lane, key, signal);
     const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
     // A task goes on after this answer (and reports progress under the same token): not "answered".
     answered = !call.task;
     if (call.task) return d.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
-    return await checkedAnswer(d, { slot, lane, method, asked: call.params, wire, conn }, result);
+    return await checkedAnswer(d, { slot, lane, method, asked: call.params, wire, conn, key }, result);
   } catch (e) {
     await d.secrets.failure(slot.config, lane, method, e, turn);
     if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
@@ -147,6 +156,7 @@ export const forward = async (
     }
     throw e;
   } finally {
+    turnEnds?.();
     // Only a call that got no answer is remembered for its late progress (progress-tokens.ts).
     d.progress.release(tracked, !answered);
   }

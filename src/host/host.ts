@@ -23,6 +23,7 @@ import { listForLane } from './list.js';
 import { processesOf } from './lane-moves.js';
 import type { GateDeps } from './call-gate.js';
 import { AnswerBytes } from './answer-bytes.js';
+import { AnswerTurns } from './answer-turns.js';
 import { type ForwardDeps, forward } from './forward.js';
 import { hostSlotHooks } from './slot-hooks.js';
 import { SecretGate, taskSecrets } from './secret-gate.js';
@@ -142,6 +143,7 @@ export class Host {
       progress: this.progress,
       tripwire: this.tripwire,
       answers: new AnswerBytes(() => this.cfg.answerBytes),
+      turns: new AnswerTurns(() => this.cfg.answerBytes.perLane),
     };
   }
 

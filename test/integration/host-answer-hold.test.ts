@@ -50,8 +50,9 @@ describe("a host holds a lane's answers up to unsentBytesPerLane while it checks
     gw = await startGateway(POLICY);
     ta = await gw.token('a');
     tb = await gw.token('b');
-    const warm = await big(ta, 0, 0); // the child is started and its surface vetted before the burst
-    assert.equal(warm.text?.length, N);
+    // The child is started and its surface vetted before the burst; fix_big itself has no history yet.
+    const c = modernCall(ta, 0, 'fix_echo', { text: 'warm' });
+    assert.match((await send(new URL(gw.url), c.body, c.headers, agent)).text, /warm/);
   });
   after(async () => {
     agent.destroy();
@@ -81,6 +82,15 @@ describe("a host holds a lane's answers up to unsentBytesPerLane while it checks
       'the first answer held is delivered',
     );
     assert.match(gw.stderr(), /"event":"answer_refused"[^\n]*"server":"fix"/);
+  });
+
+  it('the same burst again, now that the call is known to answer large, waits in the host instead: all four arrive whole', async (t) => {
+    const refusedBefore = gw.stderr().split('"event":"answer_refused"').length;
+    const t0 = Date.now();
+    const all = await Promise.all([5, 6, 7, 8].map((i) => big(ta, i, 300)));
+    t.diagnostic(`${Date.now() - t0} ms: ${all.map((a) => (a.text ? `ok ${a.text.length}` : a.error?.message.slice(0, 60))).join(' | ')}`);
+    for (const a of all) assert.equal(a.text, UNIT.repeat(N / UNIT.length), JSON.stringify(a.error));
+    assert.equal(gw.stderr().split('"event":"answer_refused"').length, refusedBefore, 'no answer refused this time');
   });
 
   it("the bound is the lane's own, and released: lane b, and lane a's next call, get theirs whole", async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
-import { ByteTurns } from '../../src/front/transport/byte-turns.js';
+import { ByteTurns } from '../../src/link/byte-turns.js';
 import { SendBudget } from '../../src/front/transport/send-budget.js';
 import { LineReader, type Oversize, oversizeResponseId } from '../../src/rpc/line-reader.js';
 import { LineWriter, SLICE_CHARS } from '../../src/rpc/line-writer.js';

@@ -28,12 +28,21 @@ describe('the token scan in steps', () => {
   it('pauses within one long string of escaped quotes, and a paced parse of it is JSON.parse', async () => {
     const text = JSON.stringify({ result: { text: '\\"'.repeat(200_000) } });
     let pauses = 0;
-    const long = await longTokensPaced(textSource(text), 1000, async () => void (pauses += 1), 50_000);
+    const long = await longTokensPaced(
+      textSource(text),
+      1000,
+      async () => {
+        pauses += 1;
+      },
+      50_000,
+    );
     assert.equal(long?.length, 1);
     // 200,000 escaped quotes hopped: a pause every 50,000 hops.
     assert.ok(pauses >= 3, `${pauses} pauses`);
     let parsePauses = 0;
-    const parsed = await pacedParse(text, async () => void (parsePauses += 1));
+    const parsed = await pacedParse(text, async () => {
+      parsePauses += 1;
+    });
     assert.deepEqual(parsed, JSON.parse(text));
     assert.ok(parsePauses > pauses, 'the parse pauses in its token scan and in its windows');
   });
@@ -71,7 +80,9 @@ describe('RawResult.searchPaced: one pass for every needle, in steps', () => {
     parts.push('"resultType":"complete"}');
     const raw = new RawResult(parts);
     let pauses = 0;
-    await raw.searchPaced(['"isError":true', '"resultType":'], async () => void (pauses += 1));
+    await raw.searchPaced(['"isError":true', '"resultType":'], async () => {
+      pauses += 1;
+    });
     assert.ok(pauses >= Math.floor((40 * piece.length) / SEARCH_STEP_CHARS) - 1, `${pauses} pauses`);
     assert.equal(raw.mayHave('resultType'), true);
     assert.equal(raw.includes('"isError":true'), false);

@@ -7,7 +7,7 @@ import type { Sessions } from '../mcp/sessions.js';
 import type { LaneLoad } from './lane-load.js';
 import type { FairShare } from './fair-share.js';
 import type { SendBudget } from './send-budget.js';
-import type { ByteTurns } from './byte-turns.js';
+import type { ByteTurns } from '../../link/byte-turns.js';
 
 /**
  * What the HTTP handlers of /mcp need from the gateway: services, built once at start and shared

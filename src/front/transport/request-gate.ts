@@ -2,7 +2,7 @@ import { LARGE_TURN_CHARS, turn } from '../../rpc/turn.js';
 import { type Exchange, type Pace, type Replied, whenClosed } from './exchange.js';
 import { rpcError } from './post-context.js';
 import { ERR } from '../../rpc/jsonrpc.js';
-import { BYTE_TURN_MIN } from './byte-turns.js';
+import { BYTE_TURN_MIN } from '../../link/byte-turns.js';
 import { REQUEST_MS } from './connection-pool.js';
 import { largeText } from '../../rpc/gc-hint.js';
 import { LARGE_LINE } from '../../rpc/peer.js';
@@ -121,7 +121,7 @@ export const takeTurn = async (
   return runOrWait(c, a, w);
 };
 
-export { BYTE_TURN_MIN } from './byte-turns.js';
+export { BYTE_TURN_MIN } from '../../link/byte-turns.js';
 
 /**
  * A large request takes its lane's turn by bytes BEFORE its body is read: it runs while the lane's
