@@ -48,11 +48,12 @@ export class AnswerTurns {
 
   /**
    * The lane's turn for the call `key`: at once when it is not expected to be large or fits, else
-   * when the lane's earlier large calls end. Resolves to its release; rejects if `signal` aborts
-   * while it waits (the lane gave up on the call), leaving nothing held.
+   * when the lane's earlier large calls end: its release, or the promise of it, which rejects if
+   * `signal` aborts while it waits (the lane gave up on the call), leaving nothing held.
    */
-  async take(lane: string, key: string, signal?: AbortSignal): Promise<() => void> {
+  take(lane: string, key: string, signal?: AbortSignal): (() => void) | Promise<() => void> {
     const bytes = this.expected(key);
+    // Nearly every call: its turn at once, no promise (the small call's path stays as it was).
     if (bytes <= 0) return NOTHING;
     const a = this.turns.enter(lane, bytes);
     if (a.kind === 'run') return a.release;

@@ -142,8 +142,8 @@ export const forward = async (
   const key = callKey(lane, slot.config.name, method, params);
   let turnEnds: (() => void) | undefined;
   try {
-    // A call that answered large last time waits for the lane's other such calls (answer-turns.ts).
-    turnEnds = await d.turns.take(lane, key, signal);
+    const waited = d.turns.take(lane, key, signal); // answered large last time: waits its turn (answer-turns.ts)
+    turnEnds = typeof waited === 'function' ? waited : await waited;
     const result = await conn.request(method, upstreamParams(conn, lane, sent), slot.config.callTimeoutMs, signal);
     // A task goes on after this answer (and reports progress under the same token): not "answered".
     answered = !call.task;

@@ -32,23 +32,24 @@ describe('AnswerTurns: a call that answered large waits for the lane’s other s
 
   it('runs a call never seen large at once, and the first large one whatever its size; the next waits for it', async () => {
     const t = new AnswerTurns(() => 100);
-    const fresh = await t.take('a', 'never-seen');
-    fresh();
+    const fresh = t.take('a', 'never-seen');
+    assert.equal(typeof fresh, 'function', 'a call never seen large runs at once, with no promise');
+    (fresh as () => void)();
     t.note(key, 80);
     const first = await t.take('a', key);
     let second: (() => void) | undefined;
-    const waiting = t.take('a', key).then((r) => {
+    const waiting = Promise.resolve(t.take('a', key)).then((r) => {
       second = r;
     });
     await new Promise((r) => setImmediate(r));
     assert.equal(second, undefined, '80 + 80 is over 100: it waits');
     assert.equal(t.inFlightOf('a'), 80);
     // Another lane is not held by lane a.
-    (await t.take('b', callKey('b', 'x', 'tools/call', {})))();
+    ((await t.take('b', callKey('b', 'x', 'tools/call', {}))) as () => void)();
     first();
     await waiting;
     assert.ok(second, 'it ran once the first ended');
-    second?.();
+    (second as (() => void) | undefined)?.();
     assert.equal(t.inFlightOf('a'), 0);
   });
 
@@ -57,7 +58,7 @@ describe('AnswerTurns: a call that answered large waits for the lane’s other s
     t.note(key, 80);
     const first = await t.take('a', key);
     const gone = new AbortController();
-    const waiting = t.take('a', key, gone.signal);
+    const waiting = Promise.resolve(t.take('a', key, gone.signal));
     gone.abort();
     await assert.rejects(waiting, /cancelled while waiting/);
     first();
@@ -65,7 +66,7 @@ describe('AnswerTurns: a call that answered large waits for the lane’s other s
     // Its turn starts, then the abort comes before the waiter sees it: the turn is given back.
     const held = await t.take('a', key);
     const late = new AbortController();
-    const racing = t.take('a', key, late.signal);
+    const racing = Promise.resolve(t.take('a', key, late.signal));
     held();
     late.abort();
     await assert.rejects(racing, /cancelled while waiting/);
