@@ -30,6 +30,7 @@ import { Escalations } from './operator/escalations.js';
 import { LaneLoad } from './transport/lane-load.js';
 import { SendBudget } from './transport/send-budget.js';
 import { BYTE_TURN_MIN, ByteTurns } from '../link/byte-turns.js';
+import { oneAtATime } from './operator/one-at-a-time.js';
 import { FairShare } from './transport/fair-share.js';
 import type { ReviewRow } from '../shareability/review.js';
 import { liveReview } from './operator/live-review.js';
@@ -216,8 +217,11 @@ export class Gateway {
 
   /** Hot reload (SIGHUP, `lanegate reload`): see reload.ts. */
   reload(): Promise<ReloadResult> {
-    return reloadGateway(this);
+    return this.reloadInTurn();
   }
+
+  /** Reloads never overlap: one asked for while one runs comes after it (one-at-a-time.ts). */
+  private readonly reloadInTurn = oneAtATime(() => reloadGateway(this));
 
   /** The one place a policy is replaced: a reload that passed its checks (reload.ts). */
   adoptPolicy(next: Policy): void {
