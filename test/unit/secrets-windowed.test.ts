@@ -78,7 +78,7 @@ describe('a long string scanned a window at a time (issue 19)', () => {
     const cpu = (n: number): number => {
       const text = `${head}----${'x'.repeat(15_000)}`.repeat(n);
       let best = Number.POSITIVE_INFINITY;
-      for (let k = 0; k < 3; k += 1) {
+      for (let k = 0; k < 5; k += 1) {
         const t = process.cpuUsage();
         assert.equal(scanText(text).length, n);
         const d = process.cpuUsage(t);
@@ -89,7 +89,9 @@ describe('a long string scanned a window at a time (issue 19)', () => {
     const small = cpu(64);
     const large = cpu(256);
     // 4x the text and 4x the headers: ~4x (searching to the end each time: ~10x, 233 ms at 256).
-    assert.ok(large / Math.max(small, 2) < 7, `${small.toFixed(1)} ms -> ${large.toFixed(1)} ms of CPU`);
+    // The process's CPU counts its collector's threads too: under a full suite's load the ratio
+    // once came out 7.2x at 30 ms (fresh-clone CI); a search to the end costs both the ratio and the time.
+    assert.ok(large / Math.max(small, 2) < 7 || large < 80, `${small.toFixed(1)} ms -> ${large.toFixed(1)} ms of CPU`);
   });
 
   it('every rule but an unbounded one has a pattern of bounded length (a window reads 1,024 characters past its end)', () => {
