@@ -1,3 +1,5 @@
+import { LaneLedger } from '../link/lane-ledger.js';
+
 /**
  * A lane's answers a host holds between its upstream's last byte and its hand-off to the front:
  * parsed, read through by the secret scan (which keeps readings of a long string) and the
@@ -21,8 +23,7 @@ export type AnswerHold =
 const NOTHING_HELD: AnswerHold = { ok: true, release: () => undefined };
 
 export class AnswerBytes {
-  private readonly lanes = new Map<string, number>();
-  private all = 0;
+  private readonly held = new LaneLedger();
 
   constructor(private readonly limits: () => AnswerLimits) {}
 
@@ -30,33 +31,20 @@ export class AnswerBytes {
   hold(lane: string, chars: number): AnswerHold {
     if (chars <= 0) return NOTHING_HELD;
     const l = this.limits();
-    const mine = this.lanes.get(lane) ?? 0;
+    const mine = this.held.of(lane);
+    const all = this.held.total;
     if (mine > 0 && mine + chars > l.perLane)
       return { ok: false, setting: 'gateway.limits.unsentBytesPerLane', limit: l.perLane, held: mine };
-    if (this.all > 0 && this.all + chars > l.total)
-      return { ok: false, setting: 'gateway.limits.unsentBytes', limit: l.total, held: this.all };
-    this.lanes.set(lane, mine + chars);
-    this.all += chars;
-    let released = false;
-    return {
-      ok: true,
-      release: () => {
-        if (released) return;
-        released = true;
-        const left = (this.lanes.get(lane) ?? chars) - chars;
-        if (left <= 0) this.lanes.delete(lane);
-        else this.lanes.set(lane, left);
-        this.all -= chars;
-      },
-    };
+    if (all > 0 && all + chars > l.total) return { ok: false, setting: 'gateway.limits.unsentBytes', limit: l.total, held: all };
+    return { ok: true, release: this.held.take(lane, chars) };
   }
 
   /** What a lane holds here now. */
   of(lane: string): number {
-    return this.lanes.get(lane) ?? 0;
+    return this.held.of(lane);
   }
 
   get total(): number {
-    return this.all;
+    return this.held.total;
   }
 }

@@ -1,3 +1,5 @@
+import { LaneLedger } from '../../link/lane-ledger.js';
+
 /**
  * Bytes the front holds for answers that clients have not taken yet, per lane and in all. An
  * answer is held from the moment it is handed to its connection until the socket has taken its
@@ -16,8 +18,7 @@ export type Hold = { ok: true; release: () => void } | { ok: false; setting: str
 export const ANSWER_MEMORY_MS = 30_000;
 
 export class SendBudget {
-  private readonly lanes = new Map<string, number>();
-  private all = 0;
+  private readonly held = new LaneLedger();
   /** Each lane's largest recent answer, and when: its next calls are weighed by it (see expected). */
   private readonly recent = new Map<string, { bytes: number; at: number }>();
 
@@ -47,32 +48,20 @@ export class SendBudget {
     const prev = this.expected(lane);
     if (bytes >= prev) this.recent.set(lane, { bytes, at: this.now() });
     const l = this.limits();
-    const mine = this.lanes.get(lane) ?? 0;
+    const mine = this.held.of(lane);
     if (connection + bytes > l.perConnection)
       return { ok: false, setting: 'gateway.limits.unsentBytesPerConnection', limit: l.perConnection, held: connection };
     if (mine + bytes > l.perLane) return { ok: false, setting: 'gateway.limits.unsentBytesPerLane', limit: l.perLane, held: mine };
-    if (this.all + bytes > l.total) return { ok: false, setting: 'gateway.limits.unsentBytes', limit: l.total, held: this.all };
-    this.lanes.set(lane, mine + bytes);
-    this.all += bytes;
-    let released = false;
-    return {
-      ok: true,
-      release: () => {
-        if (released) return;
-        released = true;
-        const now = (this.lanes.get(lane) ?? bytes) - bytes;
-        if (now <= 0) this.lanes.delete(lane);
-        else this.lanes.set(lane, now);
-        this.all -= bytes;
-      },
-    };
+    if (this.held.total + bytes > l.total)
+      return { ok: false, setting: 'gateway.limits.unsentBytes', limit: l.total, held: this.held.total };
+    return { ok: true, release: this.held.take(lane, bytes) };
   }
 
   of(lane: string): number {
-    return this.lanes.get(lane) ?? 0;
+    return this.held.of(lane);
   }
 
   get total(): number {
-    return this.all;
+    return this.held.total;
   }
 }
