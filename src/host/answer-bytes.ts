@@ -1,9 +1,9 @@
 import { LaneLedger } from '../link/lane-ledger.js';
 
 /**
- * A lane's answers a host holds between its upstream's last byte and its hand-off to the front:
- * parsed, read through by the secret scan (which keeps readings of a long string) and the
- * tripwire, serialised again. Each costs the host a few times its size while it is there, and a
+ * A lane's answers a host holds while it checks them: parsed, read through by the secret scan
+ * (which keeps readings of a long string) and the tripwire; their serialisation onto the link
+ * follows the release. Each costs the host a few times its size while it is there, and a
  * lane's burst of large answers was all there at once (attack round 37: ten concurrent 23 MB reads,
  * host 959 MB). Counted by the characters of the line each came on, per lane and in all, against
  * gateway.limits.unsentBytesPerLane and gateway.limits.unsentBytes (bytes not yet delivered to the
