@@ -47,6 +47,17 @@ export class AnswerTurns {
   }
 
   /**
+   * A call refused for its answer's size (over resultBytes, the size named in the error) is
+   * expected that large next time: the upstream built it anyway (attack round 39: 60 concurrent
+   * reads of a 52 MB graph, each refused, had the lane's own server build them all at once, 1.95 GB).
+   */
+  noteRefused(key: string, e: unknown): void {
+    if (!(e instanceof RpcFailure) || e.rpc.code !== ERR.tooLarge) return;
+    const bytes = Number((e.rpc.data as { bytes?: unknown } | undefined)?.bytes);
+    if (Number.isFinite(bytes) && bytes > 0) this.note(key, bytes);
+  }
+
+  /**
    * The lane's turn for the call `key`: at once when it is not expected to be large or fits, else
    * when the lane's earlier large calls end: its release, or the promise of it, which rejects if
    * `signal` aborts while it waits (the lane gave up on the call), leaving nothing held.

@@ -150,6 +150,7 @@ export const forward = async (
     if (call.task) return d.tasks.adopt(slot, slot.keyFor(lane, era), conn, who, call.params, result);
     return await checkedAnswer(d, { slot, lane, method, asked: call.params, wire, conn, key }, result);
   } catch (e) {
+    d.turns.noteRefused(key, e);
     await d.secrets.failure(slot.config, lane, method, e, turn);
     if (e instanceof RpcFailure && (e.rpc.code === ERR.unavailable || e.rpc.code === ERR.timeout)) {
       throw new RpcFailure({ code: e.rpc.code, message: `upstream "${slot.config.name}": ${e.rpc.message}` });
@@ -157,7 +158,6 @@ export const forward = async (
     throw e;
   } finally {
     turnEnds?.();
-    // Only a call that got no answer is remembered for its late progress (progress-tokens.ts).
-    d.progress.release(tracked, !answered);
+    d.progress.release(tracked, !answered); // only a call that got no answer is remembered for its late progress
   }
 };

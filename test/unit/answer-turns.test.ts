@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { AnswerTurns, callKey, EXPECT_KEYS, EXPECT_MS } from '../../src/host/answer-turns.js';
+import { ERR, RpcFailure } from '../../src/rpc/jsonrpc.js';
+import { resultTooLarge } from '../../src/rpc/too-large.js';
 
 describe('AnswerTurns: a call that answered large waits for the lane’s other such calls', () => {
   const key = callKey('a', 'memory', 'tools/call', { name: 'read_graph' });
@@ -72,5 +74,15 @@ describe('AnswerTurns: a call that answered large waits for the lane’s other s
     await assert.rejects(racing, /cancelled while waiting/);
     await new Promise((r) => setImmediate(r));
     assert.equal(t.inFlightOf('a'), 0, 'the started turn was released');
+  });
+
+  it('a call refused for its size is expected that large next time; any other failure changes nothing', () => {
+    const t = new AnswerTurns(() => 100);
+    t.noteRefused(key, new RpcFailure(resultTooLarge('memory', 52_809_523, 33_554_432)));
+    assert.equal(t.expected(key), 52_809_523);
+    const other = callKey('a', 'memory', 'tools/call', { name: 'open_nodes' });
+    t.noteRefused(other, new RpcFailure({ code: ERR.timeout, message: 'timed out' }));
+    t.noteRefused(other, new Error('not an RPC failure'));
+    assert.equal(t.expected(other), 0);
   });
 });
