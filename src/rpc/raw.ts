@@ -55,11 +55,18 @@ export class RawResult {
     return this.value;
   }
 
-  /** What was searched for already, and whether it was found (a large text is searched once per string). */
-  private readonly found = new Map<string, boolean>();
+  /** What was searched for already in a text of several parts, and whether it was found (made on first use). */
+  private searched: Map<string, boolean> | undefined;
 
-  /** Whether the text holds `s` anywhere (searched part by part, not joined; once per string). */
+  private get found(): Map<string, boolean> {
+    this.searched ??= new Map();
+    return this.searched;
+  }
+
+  /** Whether the text holds `s` anywhere (searched part by part, not joined; a text of several parts once per string). */
   includes(s: string): boolean {
+    // One part (every short result): searched as it is asked, nothing kept (the small call's path as it was).
+    if (this.parts.length < 2) return partsInclude(this.parts, s);
     let hit = this.found.get(s);
     if (hit === undefined) {
       hit = partsInclude(this.parts, s);
