@@ -239,12 +239,10 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     // first, and a reload that never stops the child fails all three.
     let id = '';
     let t: Record<string, unknown> = {};
-    let sent = 0;
     for (let attempt = 0; attempt < 3 && t.status !== 'failed'; attempt += 1) {
       id = await startTask(client, 'dunes');
       writeFileSync(gw.policyFile, policy.replace('    prefix: every\n', `    prefix: every\n    callTimeout: ${50 + attempt}s\n`));
       process.kill(gw.pid, 'SIGHUP');
-      sent += 1;
       t = await waitStatus(client, id, (s) => s !== 'working');
     }
     assert.equal(t.status, 'failed');
@@ -256,7 +254,6 @@ describe('tasks through the gateway (handshake era, real SDK v1 clients, server-
     // landed first: under a full suite's load an earlier attempt's reload landed late and stopped
     // the child under this task (fresh-clone CI, three times). Reloads run one at a time, so one
     // more asked for now returns only after every one before it (one-at-a-time.ts).
-    assert.ok(sent > 0);
     const last = (await operatorApi(gw, '/api/reload', 'POST')) as { ok?: boolean };
     assert.equal(last.ok, true, JSON.stringify(last));
     await client.listTools();
