@@ -62,8 +62,7 @@ const paced = async <T>(scan: Promise<T>): Promise<T> => {
 };
 
 /** An answer taken into the lane's hold here (answer-bytes.ts), or refused naming the setting, logged at warn. */
-const holdAnswer = (d: ForwardDeps, slot: ServerSlot, lane: string, result: Params): { release: () => void } => {
-  const bytes = answerSize(result);
+const holdAnswer = (d: ForwardDeps, slot: ServerSlot, lane: string, bytes: number): { release: () => void } => {
   const h = d.answers.hold(lane, bytes);
   if (h.ok) return h;
   const server = slot.config.name;
@@ -79,9 +78,10 @@ const checkedAnswer = async (
 ): Promise<Params> => {
   const { slot, lane, method, conn } = a;
   // What this call answers is what its next one is expected to (answer-turns.ts).
-  d.turns.note(a.key, answerSize(result));
+  const bytes = answerSize(result);
+  d.turns.note(a.key, bytes);
   // A lane's burst of large answers is not all in this host at once.
-  const held = holdAnswer(d, slot, lane, result);
+  const held = holdAnswer(d, slot, lane, bytes);
   try {
     const checked = a.wire ? await d.tripwire.checked(a.wire, slot, lane, method, a.asked, result) : result;
     // Where it ran, for the front's audit record (cut off before the lane sees the result).
