@@ -9,7 +9,8 @@
  * helpers, as its own suite would start it.
  *
  * LANEGATE_AB_MODE: v1 (the SDK v1 client, a handshake-era session; default) or lean (2026-07-28
- * POSTs); LANEGATE_AB_C: concurrency (1); LANEGATE_AB_ROUNDS (15); LANEGATE_AB_BLOCK: calls a block (600).
+ * POSTs); LANEGATE_AB_C: concurrency (1); LANEGATE_AB_ROUNDS (15); LANEGATE_AB_BLOCK: calls a block (600);
+ * LANEGATE_AB_BYTES: the echoed message's size (2, "hi"; 262144 is `npm run bench`'s 256 KiB row).
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -24,6 +25,8 @@ const MODE = env.LANEGATE_AB_MODE ?? 'v1';
 const C = Number(env.LANEGATE_AB_C ?? 1);
 const ROUNDS = Number(env.LANEGATE_AB_ROUNDS ?? 15);
 const BLOCK = Number(env.LANEGATE_AB_BLOCK ?? 600);
+const BYTES = Number(env.LANEGATE_AB_BYTES ?? 2);
+const MESSAGE = BYTES === 2 ? 'hi' : 'x'.repeat(BYTES);
 if (!OLD || (MODE !== 'v1' && MODE !== 'lean')) {
   process.stderr.write('usage: LANEGATE_AB_OLD=/path/to/old/lanegate [LANEGATE_AB_MODE=v1|lean] [LANEGATE_AB_C=1] npm run bench:ab\n');
   process.exit(2);
@@ -37,8 +40,9 @@ const caller = async (url: URL, headers: Record<string, string>, tool: string): 
   stops.push(() => client.close());
   if (MODE === 'v1')
     return async () => {
-      await client.callTool({ name: tool, arguments: { message: 'hi' } });
+      await client.callTool({ name: tool, arguments: { message: MESSAGE } });
     };
+  if (BYTES !== 2) throw new Error('LANEGATE_AB_BYTES is for the v1 mode');
   return leanCall(url, headers, tool);
 };
 
@@ -76,12 +80,12 @@ const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floo
 try {
   const paths: Record<'old' | 'new' | 'floor', Call> = { old: await gatewayOf(OLD), new: await gatewayOf(ROOT), floor: await floor() };
   const order = ['old', 'new', 'floor'] as const;
-  for (const k of order) for (let i = 0; i < 3000; i += 1) await paths[k]();
+  for (const k of order) for (let i = 0; i < (BYTES === 2 ? 3000 : 200); i += 1) await paths[k]();
   const got: Record<(typeof order)[number], number[]> = { old: [], new: [], floor: [] };
   for (let r = 0; r < ROUNDS; r += 1) for (const k of r % 2 === 0 ? order : [...order].reverse()) got[k].push(await block(paths[k]));
   const unit = C === 1 ? 'p50 ms' : 'calls/s';
   const toFloor = (k: 'old' | 'new'): number => median(got[k].map((v, i) => v / (got.floor[i] ?? 1)));
-  process.stdout.write(`\nA/B, ${MODE} c=${C}: ${ROUNDS} rounds of ${BLOCK} calls each, alternating (medians over rounds)\n`);
+  process.stdout.write(`\nA/B, ${MODE} c=${C}, ${BYTES} B echo: ${ROUNDS} rounds of ${BLOCK} calls each, alternating (medians over rounds)\n`);
   process.stdout.write(`| path  | ${unit} | ratio to the floor |\n|---|---|---|\n`);
   for (const k of ['old', 'new'] as const) process.stdout.write(`| ${k}   | ${median(got[k]).toFixed(3)} | ${toFloor(k).toFixed(3)}x |\n`);
   process.stdout.write(`| floor | ${median(got.floor).toFixed(3)} | |\n`);

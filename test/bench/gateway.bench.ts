@@ -171,7 +171,7 @@ lanes:
   for (const [lane, bytes] of sizes) console.log(`  ${lane === 'research' ? 'catalog: full  ' : 'catalog: search'}  ${bytes} bytes`);
   // What recording costs: the same calls through a gateway with the audit trail on and one with it off.
   for (const l of await auditCost()) console.log(l);
-  console.log(`\nrequests sent again after a pooled connection was found closed: ${resent.count}`);
+  console.log(`\nrequests sent again after a pooled connection was found closed: ${resent.count} ${JSON.stringify(resent.codes)}`);
   agent.destroy();
 };
 

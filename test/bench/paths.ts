@@ -57,9 +57,11 @@ export const agent = new Agent({ keepAlive: true, maxSockets: 64 });
  * as idle (node's http server closes one after 5 s) fails with "socket hang up" before any byte of
  * an answer: that request never reached the server, so it is sent again once, on a new connection
  * (node's documented `reusedSocket` case); `resent` counts them, for the run's last line. Two runs
- * of `npm run bench` had died of "socket hang up" ~34 s in.
+ * of `npm run bench` had died of "socket hang up" ~34 s in. With a large body the same race ends
+ * in EPIPE instead (the write after the server's close fails before any answer is read): one run
+ * died of it in the 1 MB / 8 MB echo stage, where the floor's 2.5 s calls leave sockets idle.
  */
-export const resent = { count: 0 };
+export const resent = { count: 0, codes: {} as Record<string, number> };
 export const httpPost = (url: URL, body: string, headers: Record<string, string>, retried = false): Promise<string> =>
   new Promise((resolve, reject) => {
     const req = request(
@@ -86,8 +88,9 @@ export const httpPost = (url: URL, body: string, headers: Record<string, string>
       },
     );
     req.on('error', (e: NodeJS.ErrnoException) => {
-      if (!retried && req.reusedSocket && e.code === 'ECONNRESET') {
+      if (!retried && req.reusedSocket && (e.code === 'ECONNRESET' || e.code === 'EPIPE')) {
         resent.count += 1;
+        resent.codes[e.code] = (resent.codes[e.code] ?? 0) + 1;
         httpPost(url, body, headers, true).then(resolve, reject);
       } else reject(e);
     });
