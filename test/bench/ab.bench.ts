@@ -85,7 +85,9 @@ try {
   for (let r = 0; r < ROUNDS; r += 1) for (const k of r % 2 === 0 ? order : [...order].reverse()) got[k].push(await block(paths[k]));
   const unit = C === 1 ? 'p50 ms' : 'calls/s';
   const toFloor = (k: 'old' | 'new'): number => median(got[k].map((v, i) => v / (got.floor[i] ?? 1)));
-  process.stdout.write(`\nA/B, ${MODE} c=${C}, ${BYTES} B echo: ${ROUNDS} rounds of ${BLOCK} calls each, alternating (medians over rounds)\n`);
+  process.stdout.write(
+    `\nA/B, ${MODE} c=${C}, ${BYTES} B echo: ${ROUNDS} rounds of ${BLOCK} calls each, alternating (medians over rounds)\n`,
+  );
   process.stdout.write(`| path  | ${unit} | ratio to the floor |\n|---|---|---|\n`);
   for (const k of ['old', 'new'] as const) process.stdout.write(`| ${k}   | ${median(got[k]).toFixed(3)} | ${toFloor(k).toFixed(3)}x |\n`);
   process.stdout.write(`| floor | ${median(got.floor).toFixed(3)} | |\n`);
