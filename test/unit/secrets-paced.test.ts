@@ -75,6 +75,20 @@ describe('secret scanning of large values, a rule at a time (issue 19)', () => {
     assert.ok(c.pauses() >= Math.floor(100_000 / WALK_STEP), `paused ${c.pauses()} times`);
   });
 
+  it('walks an object of many members a few thousand at a time: a secret in a key or by its name past the first visit is found', async () => {
+    const wide: Record<string, unknown> = {};
+    for (let i = 0; i < 30_000; i += 1) wide[`k${i}`] = i === 25_000 ? `late ${GITHUB}` : 'v';
+    wide[`key ${GITHUB}`] = 1;
+    wide.api_key = 'Zq8rT2vL9xW4mN7pK3sD';
+    const c = counting();
+    const found = await d.scanPaced({ wide }, 'result', undefined, c.pause);
+    assert.deepEqual(found, d.scan({ wide }, 'result'));
+    assert.ok(found.some((f) => f.rule === 'github_token' && f.path === 'result.wide.k25000'));
+    assert.ok(found.some((f) => f.path === 'result.wide[<key holding a secret>]'));
+    assert.ok(found.some((f) => f.rule === 'generic_secret' && f.path === 'result.wide.api_key'));
+    assert.ok(c.pauses() >= 1, `paused ${c.pauses()} times`);
+  });
+
   it('numbers, booleans and nulls are not walked: a million of them are judged at once, and clean', () => {
     const c = counting();
     const r = d.scanPaced({ n: Array(1_000_000).fill(1), b: Array(1000).fill(true), z: [null] }, 'arguments', undefined, c.pause);
