@@ -10,10 +10,13 @@
  * value is decoded (and so validated: escapes, raw control characters) by JSON.parse as well. A
  * window without a backslash decodes to itself, and is kept as a slice of the text (no copy).
  * Anything unexpected (a cut that splits an escape, a text that is not JSON) falls back to one
- * JSON.parse of the whole text, which then throws as it would have.
+ * JSON.parse of the whole text, which then throws as it would have. A large text that is not a few
+ * long values (none, or more string tokens than the scan counts) is parsed as many values, in
+ * batches (paced-many.ts).
  */
-import { hasControl } from './parts.js';
-import { escapeCut, type LongToken, longTokens, longTokensPaced, textSource } from './json-tokens.js';
+import { type LongToken, longTokens, longTokensPaced, textSource } from './json-tokens.js';
+import { decodeLongSteps, drive } from './long-value.js';
+import { manySteps } from './paced-many.js';
 import { fillPlaceholders, placeholder } from './placeholders.js';
 
 /** A string value this long or longer is decoded in windows; shorter ones stay in the skeleton. */
@@ -36,33 +39,6 @@ export const PACE_SIZES: PaceSizes = { minChars: 4 * LONG_VALUE_CHARS, longValue
 /** The long string values of a JSON text; undefined when it has none or too many tokens to be worth it. */
 export const longValues = (text: string, longValue = LONG_VALUE_CHARS): LongToken[] | undefined => longTokens(textSource(text), longValue);
 
-/** Where a window of a string's raw text may end at or before `end`: never inside an escape (json-tokens.ts). */
-export const safeCut = (text: string, start: number, end: number): number => escapeCut({ at: (i) => text.charCodeAt(i) }, start, end);
-
-/** One long value's text (between its quotes), decoded a window a step. */
-const decodeLong = async (text: string, t: LongToken, pause: () => Promise<void>, window: number): Promise<string> => {
-  const from = t.open + 1;
-  const to = t.close;
-  const parts: string[] = [];
-  let plain = true;
-  for (let a = from; a < to; ) {
-    const b = to - a <= window ? to : safeCut(text, a, a + window);
-    if (b <= a) throw new Error('no safe cut');
-    const w = text.slice(a, b);
-    if (w.indexOf('\\') < 0) {
-      if (hasControl(w)) throw new Error('raw control character');
-      parts.push(w);
-    } else {
-      plain = false;
-      parts.push(JSON.parse(`"${w}"`) as string);
-    }
-    a = b;
-    if (a < to) await pause();
-  }
-  // Without an escape the value IS its text: one slice of it, not a rope of windows.
-  return plain ? text.slice(from, to) : parts.join('');
-};
-
 /** The text with each long value replaced by a placeholder naming its index. */
 const skeletonOf = (text: string, long: readonly LongToken[]): string => {
   const out: string[] = [];
@@ -75,6 +51,16 @@ const skeletonOf = (text: string, long: readonly LongToken[]): string => {
   return out.join('');
 };
 
+/** A text of many values, parsed in batches (paced-many.ts); anything unexpected: at once, as JSON.parse would. */
+const parseMany = async (text: string, pause: () => Promise<void>, window: number): Promise<unknown> => {
+  try {
+    return await drive(manySteps(text, { window }), pause);
+  } catch {
+    await pause();
+    return JSON.parse(text);
+  }
+};
+
 /**
  * JSON.parse(text), in steps when the text is long and made of a few long string values; at once
  * otherwise. Throws what JSON.parse throws.
@@ -84,10 +70,8 @@ export const pacedParse = async (text: string, pause: () => Promise<void>, sizes
   if (text.length < z.minChars) return JSON.parse(text);
   // Found in steps too: a text of escaped quotes is millions of hops (json-tokens.ts).
   const long = await longTokensPaced(textSource(text), z.longValue, pause);
-  if (!long) {
-    await pause();
-    return JSON.parse(text);
-  }
+  // Not a few long values (none, or past the token limit): many values, cut where JSON allows.
+  if (!long) return parseMany(text, pause, z.window);
   let skeleton: unknown;
   let values: string[];
   try {
@@ -96,7 +80,7 @@ export const pacedParse = async (text: string, pause: () => Promise<void>, sizes
     values = [];
     for (const t of long) {
       await pause();
-      values.push(await decodeLong(text, t, pause, z.window));
+      values.push(await drive(decodeLongSteps(text, t.open, t.close, z.window), pause));
     }
   } catch {
     await pause();

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { LONG_VALUE_CHARS, longValues, pacedParse, safeCut, WINDOW_CHARS } from '../../src/rpc/paced-json.js';
+import { LONG_VALUE_CHARS, longValues, pacedParse, WINDOW_CHARS } from '../../src/rpc/paced-json.js';
+import { safeCut } from '../../src/rpc/long-value.js';
 
 /** A pause that counts its steps. */
 const counter = (): { pause: () => Promise<void>; steps: () => number } => {
