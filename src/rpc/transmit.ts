@@ -3,7 +3,7 @@ import type { RpcError, RpcMessage } from './jsonrpc.js';
 import { JsonText } from './json-text.js';
 import type { LineWriter, OrderKey } from './line-writer.js';
 import { turnFirst } from './turn.js';
-import { holdsLongString, pacedStringify } from './paced-stringify.js';
+import { isLargeMessage, pacedStringify } from './paced-stringify.js';
 import { charsOf, joinWire, type WireParts } from './parts.js';
 
 /** What a LinePeer's sending side is told (LineOptions). */
@@ -50,8 +50,8 @@ export const transmitter = (writer: LineWriter, maxSend: SendOptions['maxSend'],
     const key = response || !orderOf ? undefined : request ? order : (order ?? orderOf(msg));
     const framed = !request && order !== undefined && key !== undefined;
     const id = request ? msg.id : undefined;
-    // A message holding a long string is serialised in steps (paced-stringify.ts), in its place.
-    if (!('params' in msg && msg.params instanceof JsonText) && holdsLongString(msg)) {
+    // A large message (a long string, or thousands of values) is serialised in steps (paced-stringify.ts), in its place.
+    if (!('params' in msg && msg.params instanceof JsonText) && isLargeMessage(msg)) {
       writer.write(
         pacedStringify(msg, turnFirst).then((parts) => {
           const line = bounded(msg, parts);

@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
 import { describe, it } from 'node:test';
 import { LONG_VALUE_CHARS, WINDOW_CHARS } from '../../src/rpc/paced-json.js';
-import { holdsLongString, pacedStringify } from '../../src/rpc/paced-stringify.js';
+import { isLargeMessage, pacedStringify } from '../../src/rpc/paced-stringify.js';
+import { seeded } from '../helpers/rng.js';
+import { value } from '../helpers/json-fuzz.js';
 import { LineReader } from '../../src/rpc/line-reader.js';
 import { LineWriter, SLICE_CHARS } from '../../src/rpc/line-writer.js';
 import { LinePeer } from '../../src/rpc/peer.js';
@@ -67,22 +69,54 @@ describe('pacedStringify: JSON.stringify in steps (issue 19)', () => {
     assert.equal((await pacedStringify(msg, counter().pause)).join(''), JSON.stringify(msg));
   });
 
-  it('finds a long string in a small message and nothing in a message without one', () => {
-    assert.equal(holdsLongString({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS) }] } }), true);
-    assert.equal(holdsLongString({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS - 1) }] } }), false);
-    assert.equal(holdsLongString({ tools: Array.from({ length: 500 }, (_, i) => ({ name: `t${i}` })) }), false);
-    // The budget counts every value, strings too: a long one past the first 256 values is not looked for.
+  it('calls a message large for a long string or thousands of values, and small otherwise', () => {
+    assert.equal(isLargeMessage({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS) }] } }), true);
+    assert.equal(isLargeMessage({ result: { content: [{ text: 'x'.repeat(LONG_VALUE_CHARS - 1) }] } }), false);
+    assert.equal(isLargeMessage({ tools: Array.from({ length: 500 }, (_, i) => ({ name: `t${i}` })) }), false, 'a tools/list of 500 tools');
+    // Attack round 39: an answer of 500,000 short strings has no long one; it is large by its count.
+    assert.equal(isLargeMessage({ items: Array.from({ length: 5000 }, (_, i) => `v${i}`) }), true);
     const late = ['s', ...Array.from({ length: 300 }, () => 'short'), 'x'.repeat(LONG_VALUE_CHARS)];
-    assert.equal(holdsLongString({ a: late }), false);
-    assert.equal(holdsLongString({ a: late.slice(250) }), true);
+    assert.equal(isLargeMessage({ a: late }), true, 'a long string past the first values');
   });
 
   it('sends a message nested past the probe depth in steps, as the same text', async () => {
     let deep: unknown = 'leaf';
     for (let i = 0; i < 100; i += 1) deep = { d: deep };
-    assert.equal(holdsLongString(deep), true, 'too deep to probe: the stepped path (its text is the same)');
-    assert.equal(holdsLongString({ d: { d: { d: 'leaf' } } }), false);
+    assert.equal(isLargeMessage(deep), true, 'too deep to probe: the stepped path (its text is the same)');
+    assert.equal(isLargeMessage({ d: { d: { d: 'leaf' } } }), false);
     assert.equal((await pacedStringify(deep, counter().pause)).join(''), JSON.stringify(deep));
+  });
+
+  it('writes a message of many small values in many steps, as JSON.stringify writes it (attack round 39)', async () => {
+    const keyed: Record<string, unknown> = {};
+    for (let i = 0; i < 60_000; i += 1) keyed[i % 2 ? `k${i}` : String(i)] = i % 3 ? `w"${i}` : [i, { d: '日' }, undefined, () => 1];
+    Object.defineProperty(keyed, '__proto__', { value: 'own', enumerable: true, writable: true, configurable: true });
+    const msg = {
+      jsonrpc: '2.0',
+      id: 3,
+      result: {
+        items: Array.from({ length: 200_000 }, (_, i) => (i % 9 ? `v${i}` : i)),
+        keyed,
+        skipped: undefined,
+        when: new Date(0),
+        text: 'x'.repeat(LONG_VALUE_CHARS * 2),
+      },
+    };
+    const c = counter();
+    const parts = await pacedStringify(msg, c.pause);
+    assert.equal(parts.join(''), JSON.stringify(msg));
+    // ~260,000 values at 8,192 units a step, and the long string's windows.
+    assert.ok(c.steps() > 30, `${c.steps()} steps`);
+    assert.ok(parts.length < 200, `${parts.length} parts: short pieces are gathered`);
+  });
+
+  it('writes 2,000 random values exactly as JSON.stringify does, with steps of a few units', async () => {
+    const r = seeded(11);
+    for (let i = 0; i < 2000; i += 1) {
+      const v = Array.from({ length: 1 + (i % 12) }, () => value(r, 0));
+      const parts = await pacedStringify(v, () => Promise.resolve(), { units: 1 + (i % 5), longValue: 6, window: 7 });
+      assert.equal(parts.join(''), JSON.stringify(v));
+    }
   });
 });
 
