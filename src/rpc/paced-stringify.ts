@@ -69,27 +69,57 @@ const plain = (v: unknown): v is Record<string, unknown> => {
   return proto === Object.prototype || proto === null;
 };
 
-/** `v`'s weight in units, counted up to `limit` (then `limit`); a long string weighs `limit`. */
-const weigh = (v: unknown, limit: number, longValue: number): number => {
-  let w = 0;
-  const stack: unknown[] = [v];
-  while (stack.length > 0 && w < limit) {
-    const x = stack.pop();
-    w += 1;
-    if (typeof x === 'string') {
-      if (x.length >= longValue) return limit;
-      w += Math.floor(x.length / CHARS_A_UNIT);
-    } else if (plain(x)) {
-      if (Array.isArray(x)) for (let i = 0; i < x.length && w + stack.length < limit; i += 1) stack.push(x[i]);
-      else
-        for (const k in x) {
-          stack.push(x[k]);
-          if (w + stack.length >= limit) break;
-        }
+/**
+ * One serialisation's reading of its message: each object's keys are read once, each value weighed
+ * once. An object of 480,000 keys costs ~150 ms each time its keys are listed here (attack round
+ * 40), and weighing a parent, then the object, then writing it listed them five times.
+ */
+class Reading {
+  private readonly keys = new WeakMap<object, string[]>();
+  private readonly weights = new WeakMap<object, number>();
+  constructor(
+    private readonly limit: number,
+    private readonly longValue: number,
+  ) {}
+
+  keysOf(o: Record<string, unknown>): string[] {
+    let k = this.keys.get(o);
+    if (!k) {
+      k = Object.keys(o);
+      this.keys.set(o, k);
     }
+    return k;
   }
-  return Math.min(w, limit);
-};
+
+  /** `v`'s weight in units, counted up to the limit (then the limit); a long string weighs the limit. */
+  weigh(v: unknown): number {
+    const known = v !== null && typeof v === 'object' ? this.weights.get(v) : undefined;
+    if (known !== undefined) return known;
+    const limit = this.limit;
+    let w = 0;
+    const stack: unknown[] = [v];
+    while (stack.length > 0 && w < limit) {
+      const x = stack.pop();
+      w += 1;
+      if (typeof x === 'string') {
+        if (x.length >= this.longValue) {
+          w = limit;
+          break;
+        }
+        w += Math.floor(x.length / CHARS_A_UNIT);
+      } else if (plain(x)) {
+        if (Array.isArray(x)) for (let i = 0; i < x.length && w + stack.length < limit; i += 1) stack.push(x[i]);
+        else {
+          const keys = this.keysOf(x);
+          for (let i = 0; i < keys.length && w + stack.length < limit; i += 1) stack.push(x[keys[i] as string]);
+        }
+      }
+    }
+    const weight = Math.min(w, limit);
+    if (v !== null && typeof v === 'object') this.weights.set(v, weight);
+    return weight;
+  }
+}
 
 /** The text's parts: short pieces gathered, long ones (windows of a long string) kept as they are. */
 class Parts {
@@ -131,7 +161,7 @@ function* escapeLong(s: string, out: Parts, window: number): Generator<void, voi
 }
 
 /** A plain array too heavy for one step: light elements a slice at a time, heavy ones entered. */
-function* writeArray(v: unknown[], out: Parts, z: Sizes, depth: number): Generator<void, void> {
+function* writeArray(v: unknown[], out: Parts, z: Sizes, r: Reading, depth: number): Generator<void, void> {
   out.add('[');
   let from = 0;
   let w = 0;
@@ -143,13 +173,13 @@ function* writeArray(v: unknown[], out: Parts, z: Sizes, depth: number): Generat
     first = false;
   };
   for (let i = 0; i < v.length; i += 1) {
-    const wx = weigh(v[i], z.units, z.longValue);
+    const wx = r.weigh(v[i]);
     if (wx >= z.units) {
       flush(i);
       if (!first) out.add(',');
       first = false;
       yield;
-      yield* write(v[i], out, z, depth + 1);
+      yield* write(v[i], out, z, r, depth + 1);
       from = i + 1;
       w = 0;
       continue;
@@ -167,18 +197,18 @@ function* writeArray(v: unknown[], out: Parts, z: Sizes, depth: number): Generat
 }
 
 /** A plain object too heavy for one step: light members in batches, heavy ones entered. */
-function* writeObject(v: Record<string, unknown>, out: Parts, z: Sizes, depth: number): Generator<void, void> {
+function* writeObject(v: Record<string, unknown>, out: Parts, z: Sizes, r: Reading, depth: number): Generator<void, void> {
   out.add('{');
   let first = true;
   let w = 0;
-  for (const k of Object.keys(v)) {
+  for (const k of r.keysOf(v)) {
     const x = v[k];
-    const wx = weigh(x, z.units, z.longValue);
+    const wx = r.weigh(x);
     if (wx >= z.units) {
       out.add(`${first ? '' : ','}${JSON.stringify(k)}:`);
       first = false;
       yield;
-      yield* write(x, out, z, depth + 1);
+      yield* write(x, out, z, r, depth + 1);
       w = 0;
       continue;
     }
@@ -197,22 +227,24 @@ function* writeObject(v: Record<string, unknown>, out: Parts, z: Sizes, depth: n
 }
 
 /** `v`'s JSON text into `out`, in steps. */
-function* write(v: unknown, out: Parts, z: Sizes, depth: number): Generator<void, void> {
+function* write(v: unknown, out: Parts, z: Sizes, r: Reading, depth: number): Generator<void, void> {
   if (typeof v === 'string' && v.length >= z.longValue) return yield* escapeLong(v, out, z.window);
-  if (!plain(v) || depth >= MAX_DEPTH || weigh(v, z.units, z.longValue) < z.units) {
+  if (!plain(v) || depth >= MAX_DEPTH || r.weigh(v) < z.units) {
     const s = JSON.stringify(v) as string | undefined;
     if (s !== undefined) out.add(s);
     return;
   }
-  if (Array.isArray(v)) yield* writeArray(v, out, z, depth);
-  else yield* writeObject(v, out, z, depth);
+  if (Array.isArray(v)) yield* writeArray(v, out, z, r, depth);
+  else yield* writeObject(v, out, z, r, depth);
 }
 
 /** JSON.stringify(msg) as parts, in steps; a message light enough for one step is one part. */
 export const pacedStringify = async (msg: unknown, pause: () => Promise<void>, sizes: Partial<Sizes> = {}): Promise<string[]> => {
   const z: Sizes = { ...PACE_SIZES, units: BATCH_UNITS, ...sizes };
   const out = new Parts();
-  const steps = write(msg, out, z, 0);
+  const steps = write(msg, out, z, new Reading(z.units, z.longValue), 0);
+  // A turn first: the probe that sent a message here may have listed a huge object's keys just now.
+  await pause();
   for (let r = steps.next(); !r.done; r = steps.next()) await pause();
   out.flush();
   return out.out;

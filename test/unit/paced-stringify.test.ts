@@ -110,6 +110,24 @@ describe('pacedStringify: JSON.stringify in steps (issue 19)', () => {
     assert.ok(parts.length < 200, `${parts.length} parts: short pieces are gathered`);
   });
 
+  it("lists a large object's keys once while it weighs and writes it (attack round 40: an object of 480,000 keys took ~150 ms each time)", async () => {
+    const target: Record<string, unknown> = {};
+    for (let i = 0; i < 20_000; i += 1) target[`k${i}`] = i;
+    let listed = 0;
+    const counted = new Proxy(target, {
+      ownKeys: (t) => {
+        listed += 1;
+        return Reflect.ownKeys(t);
+      },
+    });
+    const msg = { jsonrpc: '2.0', id: 1, params: { arguments: counted } };
+    assert.equal(
+      (await pacedStringify(msg, counter().pause)).join(''),
+      JSON.stringify({ jsonrpc: '2.0', id: 1, params: { arguments: target } }),
+    );
+    assert.equal(listed, 1, `its keys were listed ${listed} times`);
+  });
+
   it('writes 2,000 random values exactly as JSON.stringify does, with steps of a few units', async () => {
     const r = seeded(11);
     for (let i = 0; i < 2000; i += 1) {
