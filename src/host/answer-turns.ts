@@ -1,4 +1,5 @@
 import { ByteTurns } from '../link/byte-turns.js';
+import { RecentSizes } from '../link/recent-sizes.js';
 import { ERR, RpcFailure } from '../rpc/jsonrpc.js';
 
 /** How long a call's last large answer shapes the turns of the same call. */
@@ -17,33 +18,22 @@ export const EXPECT_KEYS = 4096;
  */
 export class AnswerTurns {
   private readonly turns: ByteTurns;
-  /** Each call's last large answer, in the order they were noted (Map order: oldest first). */
-  private readonly last = new Map<string, { chars: number; at: number }>();
+  /** Each call's last large answer (the oldest forgotten first past EXPECT_KEYS). */
+  private readonly last: RecentSizes;
 
-  constructor(
-    perLane: () => number,
-    private readonly now: () => number = Date.now,
-  ) {
+  constructor(perLane: () => number, now: () => number = Date.now) {
     this.turns = new ByteTurns(perLane);
+    this.last = new RecentSizes(EXPECT_MS, now, EXPECT_KEYS);
   }
 
   /** The size the call `key` is expected to answer with: its last answer if that was large and recent, else 0. */
   expected(key: string): number {
-    const e = this.last.get(key);
-    if (!e) return 0;
-    if (this.now() - e.at > EXPECT_MS) {
-      this.last.delete(key);
-      return 0;
-    }
-    return e.chars;
+    return this.last.get(key);
   }
 
   /** The call `key` answered with `chars` (0: a short answer, which clears what was expected). */
   note(key: string, chars: number): void {
-    this.last.delete(key);
-    if (chars <= 0) return;
-    this.last.set(key, { chars, at: this.now() });
-    if (this.last.size > EXPECT_KEYS) this.last.delete(this.last.keys().next().value as string);
+    this.last.set(key, chars);
   }
 
   /**

@@ -4,6 +4,7 @@
  * UTF-8 sequence is below 0x80, so a quote or backslash found by a byte search is that character
  * of the text. One scan for both, so the front's bytes and a host's text are read the same way. Pure.
  */
+import { drive, runSteps } from './steps.js';
 
 /** A JSON text as its code units (a string) or bytes (UTF-8), read a unit at a time or searched. */
 export interface JsonSource {
@@ -76,7 +77,7 @@ const isKeyAt = (src: JsonSource, close: number): boolean => {
 };
 
 /** Quote hops a step of a paced token scan (~2 ms here): a text made of escaped quotes is millions of hops. */
-export const HOPS_A_STEP = 128 * 1024;
+const HOPS_A_STEP = 128 * 1024;
 
 /**
  * The token scan, yielding every HOPS_A_STEP quote hops: a 48 MB answer of escaped quotes was one
@@ -110,25 +111,13 @@ function* tokenSteps(src: JsonSource, longValue: number, step: number): Generato
  * The string values at least `longValue` units long (between their quotes), in order; undefined
  * when there are none, when a string does not close, or past MAX_TOKENS tokens.
  */
-export const longTokens = (src: JsonSource, longValue: number): LongToken[] | undefined => {
-  const steps = tokenSteps(src, longValue, Number.POSITIVE_INFINITY);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-  }
-};
+export const longTokens = (src: JsonSource, longValue: number): LongToken[] | undefined =>
+  runSteps(tokenSteps(src, longValue, Number.POSITIVE_INFINITY));
 
 /** longTokens, `pause` every `step` quote hops. */
-export const longTokensPaced = async (
+export const longTokensPaced = (
   src: JsonSource,
   longValue: number,
   pause: () => Promise<void>,
   step = HOPS_A_STEP,
-): Promise<LongToken[] | undefined> => {
-  const steps = tokenSteps(src, longValue, step);
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    await pause();
-  }
-};
+): Promise<LongToken[] | undefined> => drive(tokenSteps(src, longValue, step), pause);

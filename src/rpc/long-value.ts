@@ -35,12 +35,3 @@ export function* decodeLongSteps(text: string, open: number, close: number, wind
   // Without an escape the value IS its text: one slice of it, not a rope of windows.
   return plain ? text.slice(from, close) : parts.join('');
 }
-
-/** Runs steps to their end, `pause` at each yield. */
-export const drive = async <T>(steps: Generator<void, T>, pause: () => Promise<void>): Promise<T> => {
-  for (;;) {
-    const r = steps.next();
-    if (r.done) return r.value;
-    await pause();
-  }
-};

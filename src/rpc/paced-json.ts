@@ -15,7 +15,8 @@
  * batches (paced-many.ts).
  */
 import { type LongToken, longTokens, longTokensPaced, textSource } from './json-tokens.js';
-import { decodeLongSteps, drive } from './long-value.js';
+import { decodeLongSteps } from './long-value.js';
+import { drive } from './steps.js';
 import { manySteps } from './paced-many.js';
 import { fillPlaceholders, placeholder } from './placeholders.js';
 

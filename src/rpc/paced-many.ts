@@ -33,7 +33,7 @@ export interface ManySizes {
 export const MANY_SIZES: ManySizes = { batch: 32 * 1024, large: 256 * 1024, window: 256 * 1024 };
 
 /** Units of scanning (characters read one by one, quote hops, members) a step. */
-export const STEP_UNITS = 96 * 1024;
+const STEP_UNITS = 96 * 1024;
 
 /** Containers entered, at most, one inside another (deeper ones are parsed whole). */
 const MAX_DEPTH = 32;

@@ -19,6 +19,7 @@
  */
 import { LONG_VALUE_CHARS, PACE_SIZES, type PaceSizes } from './paced-json.js';
 import { needsJsonEscape } from './parts.js';
+import { drive } from './steps.js';
 
 /** Values a probe visits before it calls a message large (a tools/list of 500 tools is not). */
 const PROBE_NODES = 4096;
@@ -27,7 +28,7 @@ const PROBE_NODES = 4096;
 const PROBE_DEPTH = 64;
 
 /** A step's work: values count one each, and a string one more per CHARS_A_UNIT characters (~1.5 ms here). */
-export const BATCH_UNITS = 8192;
+const BATCH_UNITS = 8192;
 const CHARS_A_UNIT = 64;
 
 /** The cuts: PaceSizes', and the units of a step (tests make them small, to put every edge on a cut). */
@@ -245,7 +246,7 @@ export const pacedStringify = async (msg: unknown, pause: () => Promise<void>, s
   const steps = write(msg, out, z, new Reading(z.units, z.longValue), 0);
   // A turn first: the probe that sent a message here may have listed a huge object's keys just now.
   await pause();
-  for (let r = steps.next(); !r.done; r = steps.next()) await pause();
+  await drive(steps, pause);
   out.flush();
   return out.out;
 };

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { drive } from '../../src/rpc/long-value.js';
+import { drive } from '../../src/rpc/steps.js';
 import { manySteps } from '../../src/rpc/paced-many.js';
 import { pacedParse } from '../../src/rpc/paced-json.js';
 import { seeded } from '../helpers/rng.js';

@@ -1,4 +1,5 @@
 import { LaneLedger } from '../../link/lane-ledger.js';
+import { RecentSizes } from '../../link/recent-sizes.js';
 
 /**
  * Bytes the front holds for answers that clients have not taken yet, per lane and in all. An
@@ -19,13 +20,15 @@ export const ANSWER_MEMORY_MS = 30_000;
 
 export class SendBudget {
   private readonly held = new LaneLedger();
-  /** Each lane's largest recent answer, and when: its next calls are weighed by it (see expected). */
-  private readonly recent = new Map<string, { bytes: number; at: number }>();
+  /** Each lane's largest recent answer: its next calls are weighed by it (see expected). */
+  private readonly recent: RecentSizes;
 
   constructor(
     private readonly limits: () => SendLimits,
-    private readonly now: () => number = Date.now,
-  ) {}
+    now: () => number = Date.now,
+  ) {
+    this.recent = new RecentSizes(ANSWER_MEMORY_MS, now);
+  }
 
   /**
    * The answer size a lane's next call should be weighed at: its largest answer of the last
@@ -34,19 +37,13 @@ export class SendBudget {
    * its next calls instead of every copy being carried through the host and the front first.
    */
   expected(lane: string): number {
-    const r = this.recent.get(lane);
-    if (!r) return 0;
-    if (this.now() - r.at > ANSWER_MEMORY_MS) {
-      this.recent.delete(lane);
-      return 0;
-    }
-    return r.bytes;
+    return this.recent.get(lane);
   }
 
   /** Holds `bytes` more for a connection of `lane` that already holds `connection` bytes. */
   hold(lane: string, bytes: number, connection = 0): Hold {
     const prev = this.expected(lane);
-    if (bytes >= prev) this.recent.set(lane, { bytes, at: this.now() });
+    if (bytes >= prev) this.recent.set(lane, bytes);
     const l = this.limits();
     const mine = this.held.of(lane);
     if (connection + bytes > l.perConnection)
